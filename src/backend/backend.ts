@@ -1,0 +1,27 @@
+// What a backend does: the byte-level checks, JS or WebAssembly.
+//
+// A backend answers two questions about bytes without building JS values:
+// is this payload a frame whose body is strict JSON text (verifyFrame), and
+// where are the records in this stream (createReader). Everything that
+// builds values (JSON.parse, the SDK schema) is shared TypeScript on top,
+// so the backends can differ only where the differential test looks.
+
+import type { Status } from './status.js';
+import type { RecordReader, RecordSink, ReaderLimits } from '../records/reader.js';
+
+export type BackendName = 'js' | 'wasm-simd' | 'wasm-scalar';
+
+/** Why a payload is not a frame with a strict JSON body; null means it is. */
+export interface FrameFault {
+  readonly status: Status;
+  /** Offset into the payload (tag = 0); -1 for an empty payload. */
+  readonly offset: number;
+}
+
+export interface Backend {
+  readonly name: BackendName;
+  /** Tag dispatch and rule 4.1 over a whole payload. null when both hold. */
+  verifyFrame(payload: Uint8Array): FrameFault | null;
+  /** A reader for one record stream, reporting to `sink`. */
+  createReader(limits: ReaderLimits, sink: RecordSink): RecordReader;
+}

@@ -1,0 +1,124 @@
+// The endpoints: which MCP result each channel carries, and its codec.
+//
+// `listResources` and `readResource` are the two the protocol's pages
+// define (WIRE.md section 1). The same factory gives a codec for every other
+// MCP result a server sends back, so a relay of tools or prompts uses the
+// same contract; test/codecs.test.ts holds them all to one table and fails
+// when the SDK grows a result type with no codec here and no place on
+// UNSUPPORTED_RESULTS.
+
+import {
+  CallToolResultSchema,
+  CompleteResultSchema,
+  GetPromptResultSchema,
+  ListPromptsResultSchema,
+  ListResourcesResultSchema,
+  ListResourceTemplatesResultSchema,
+  ListToolsResultSchema,
+  ReadResourceResultSchema,
+  type CallToolResult,
+  type CompleteResult,
+  type GetPromptResult,
+  type ListPromptsResult,
+  type ListResourcesResult,
+  type ListResourceTemplatesResult,
+  type ListToolsResult,
+  type ReadResourceResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import { defineCodec, type FrameCodec } from './codec.js';
+
+/** resources/list: what resources a server offers. */
+export const listResources = defineCodec<ListResourcesResult>({
+  endpoint: 'list-resources',
+  method: 'resources/list',
+  schema: ListResourcesResultSchema,
+});
+
+/** resources/read: what reading a resource produced. */
+export const readResource = defineCodec<ReadResourceResult>({
+  endpoint: 'read-resource',
+  method: 'resources/read',
+  schema: ReadResourceResultSchema,
+});
+
+/** resources/templates/list */
+export const listResourceTemplates = defineCodec<ListResourceTemplatesResult>({
+  endpoint: 'list-resource-templates',
+  method: 'resources/templates/list',
+  schema: ListResourceTemplatesResultSchema,
+});
+
+/** tools/list */
+export const listTools = defineCodec<ListToolsResult>({
+  endpoint: 'list-tools',
+  method: 'tools/list',
+  schema: ListToolsResultSchema,
+});
+
+/** tools/call */
+export const callTool = defineCodec<CallToolResult>({
+  endpoint: 'call-tool',
+  method: 'tools/call',
+  schema: CallToolResultSchema,
+});
+
+/** prompts/list */
+export const listPrompts = defineCodec<ListPromptsResult>({
+  endpoint: 'list-prompts',
+  method: 'prompts/list',
+  schema: ListPromptsResultSchema,
+});
+
+/** prompts/get */
+export const getPrompt = defineCodec<GetPromptResult>({
+  endpoint: 'get-prompt',
+  method: 'prompts/get',
+  schema: GetPromptResultSchema,
+});
+
+/** completion/complete */
+export const complete = defineCodec<CompleteResult>({
+  endpoint: 'complete',
+  method: 'completion/complete',
+  schema: CompleteResultSchema,
+});
+
+/** Every codec, by its endpoint name. */
+export const ENDPOINTS: Readonly<Record<string, FrameCodec<unknown>>> = Object.freeze(
+  Object.fromEntries(
+    [listResources, readResource, listResourceTemplates, listTools, callTool, listPrompts, getPrompt, complete].map((c) => [
+      c.endpoint,
+      c as FrameCodec<unknown>,
+    ]),
+  ),
+);
+
+/**
+ * SDK result schemas with no codec, and why. A server answers none of these
+ * on a resource or tool channel: they are the client's answers, the
+ * handshake, or task bookkeeping.
+ */
+export const UNSUPPORTED_RESULTS: Readonly<Record<string, string>> = Object.freeze({
+  ResultSchema: 'the base every result extends, not a method of its own',
+  EmptyResultSchema: 'ping and the like carry nothing to frame',
+  PaginatedResultSchema: 'a base, not a method',
+  InitializeResultSchema: 'the handshake, answered before any channel exists',
+  CreateTaskResultSchema: 'task bookkeeping, outside this protocol',
+  GetTaskResultSchema: 'task bookkeeping, outside this protocol',
+  GetTaskPayloadResultSchema: 'task bookkeeping, outside this protocol',
+  ListTasksResultSchema: 'task bookkeeping, outside this protocol',
+  CancelTaskResultSchema: 'task bookkeeping, outside this protocol',
+  CompatibilityCallToolResultSchema: 'a legacy union; call-tool covers tools/call',
+  CreateMessageResultSchema: "a client's answer (sampling), not a server's",
+  ElicitResultSchema: "a client's answer (elicitation), not a server's",
+  ListRootsResultSchema: "a client's answer (roots), not a server's",
+  ClientResultSchema: 'a union of client answers',
+  ServerResultSchema: 'a union of server answers; each has its own codec',
+});
+
+/** The codec for an endpoint name; throws a RangeError naming the known ones. */
+export function endpointCodec(name: string): FrameCodec<unknown> {
+  const codec = ENDPOINTS[name];
+  if (!codec) throw new RangeError(`unknown endpoint '${name}': one of ${Object.keys(ENDPOINTS).join(', ')}`);
+  return codec;
+}

@@ -1,0 +1,78 @@
+// A record stream in, channel outcomes out: the incremental decoder.
+//
+// Feed it chunks split at any byte with push(), then call end(). Each call
+// returns the events that became known during it, in order: outcomes as
+// their finishes arrive, and at the end (or at a record error) the
+// incomplete channels in opening order, then exactly one StreamEnd. After a
+// record error the decoder takes nothing more.
+
+import type { Backend } from '../backend/backend.js';
+import { defaultBackend } from '../backend/default.js';
+import { resolveLimits, type StreamLimits } from './limits.js';
+import type { RecordReader } from './reader.js';
+import type { RecordFault } from './record-error.js';
+import { ChannelSequence, type CodecChoice } from './sequence.js';
+import type { StreamEvent } from './outcome.js';
+
+export interface StreamDecoderOptions<R> extends StreamLimits {
+  /** The codec for every channel, or a function choosing one per channel. */
+  endpoint: CodecChoice<R>;
+  /** The backend that checks bytes; the default backend if left out. */
+  backend?: Backend;
+}
+
+export class StreamDecoder<R = unknown> {
+  private readonly reader: RecordReader;
+  private readonly sequence: ChannelSequence<R>;
+  private events: StreamEvent<R>[] = [];
+  private done = false;
+  readonly backend: Backend;
+
+  constructor(options: StreamDecoderOptions<R>) {
+    const limits = resolveLimits(options);
+    this.backend = options.backend ?? defaultBackend();
+    this.sequence = new ChannelSequence<R>(options.endpoint, this.backend, limits.maxOpenChannels, (o) => this.events.push(o));
+    this.reader = this.backend.createReader({ maxFrameBytes: limits.maxFrameBytes }, this.sequence);
+  }
+
+  /** Bytes of the stream taken in so far. */
+  get position(): number {
+    return this.reader.position;
+  }
+
+  /** Reads a chunk; returns the events it made known. */
+  push(chunk: Uint8Array): StreamEvent<R>[] {
+    if (this.done) return [];
+    const fault = this.reader.push(chunk);
+    if (fault) this.stop(fault);
+    return this.take();
+  }
+
+  /** The stream ended; returns the last events, ending with the StreamEnd. */
+  end(): StreamEvent<R>[] {
+    if (this.done) return [];
+    this.stop(this.reader.end());
+    return this.take();
+  }
+
+  private stop(fault: RecordFault | null): void {
+    this.done = true;
+    this.sequence.close();
+    this.events.push(fault ? { end: 'record-error', reason: fault.reason, offset: fault.offset } : { end: 'ok' });
+  }
+
+  private take(): StreamEvent<R>[] {
+    const out = this.events;
+    this.events = [];
+    return out;
+  }
+}
+
+/** Decodes a whole stream held in memory, or given as chunks. */
+export function decodeStream<R>(chunks: Uint8Array | Iterable<Uint8Array>, options: StreamDecoderOptions<R>): StreamEvent<R>[] {
+  const decoder = new StreamDecoder<R>(options);
+  const events: StreamEvent<R>[] = [];
+  for (const chunk of chunks instanceof Uint8Array ? [chunks] : chunks) for (const e of decoder.push(chunk)) events.push(e);
+  for (const e of decoder.end()) events.push(e);
+  return events;
+}

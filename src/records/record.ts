@@ -1,0 +1,71 @@
+// Channel events on a byte stream: one record per event (WIRE.md section 3).
+//
+// Layout of a record:
+//
+//   offset 0  size 1       kind: 0x01 channel response, 0x02 channel response finish
+//   offset 1  size 4       channel id, unsigned 32-bit, little-endian
+//   offset 5  size 4       payload length, unsigned 32-bit, little-endian
+//   offset 9  size length  payload: the frame (response); nothing (finish)
+//
+// Kinds start at 1 so that a run of zero bytes is refused at once.
+
+/** A channel response: the payload is one frame. */
+export const KIND_RESPONSE = 0x01;
+/** A channel response finish: ends the exchange; the payload is empty. */
+export const KIND_FINISH = 0x02;
+
+/** Bytes before the payload: kind, channel id, length. */
+export const HEADER_SIZE = 9;
+
+/** The largest channel id and payload length a header can hold. */
+export const U32_MAX = 0xffff_ffff;
+
+function writeHeader(out: Uint8Array, kind: number, channel: number, length: number): void {
+  out[0] = kind;
+  out[1] = channel;
+  out[2] = channel >>> 8;
+  out[3] = channel >>> 16;
+  out[4] = channel >>> 24;
+  out[5] = length;
+  out[6] = length >>> 8;
+  out[7] = length >>> 16;
+  out[8] = length >>> 24;
+}
+
+function checkChannel(channel: number): void {
+  if (!Number.isInteger(channel) || channel < 0 || channel > U32_MAX) {
+    throw new RangeError(`channel id ${channel} is not an unsigned 32-bit integer`);
+  }
+}
+
+/** The record that carries `payload` (one encoded frame) on `channel`. */
+export function encodeResponse(channel: number, payload: Uint8Array): Uint8Array {
+  checkChannel(channel);
+  if (payload.length > U32_MAX) throw new RangeError(`payload of ${payload.length} bytes does not fit a record`);
+  const out = new Uint8Array(HEADER_SIZE + payload.length);
+  writeHeader(out, KIND_RESPONSE, channel, payload.length);
+  out.set(payload, HEADER_SIZE);
+  return out;
+}
+
+/** Only the header of a response record, for writers that send the payload on its own. */
+export function encodeResponseHeader(channel: number, length: number): Uint8Array {
+  checkChannel(channel);
+  if (!Number.isInteger(length) || length < 0 || length > U32_MAX) throw new RangeError(`length ${length} does not fit a record`);
+  const out = new Uint8Array(HEADER_SIZE);
+  writeHeader(out, KIND_RESPONSE, channel, length);
+  return out;
+}
+
+/** The finish record of `channel`. */
+export function encodeFinish(channel: number): Uint8Array {
+  checkChannel(channel);
+  const out = new Uint8Array(HEADER_SIZE);
+  writeHeader(out, KIND_FINISH, channel, 0);
+  return out;
+}
+
+/** Reads a little-endian u32 at b[i]. */
+export function readU32(b: Uint8Array, i: number): number {
+  return (b[i] | (b[i + 1] << 8) | (b[i + 2] << 16) | (b[i + 3] << 24)) >>> 0;
+}

@@ -1,0 +1,81 @@
+// One exchange per channel: a response, then the finish (WIRE.md section 2).
+//
+// # A channel is open from its response to its finish
+//
+// Only a response opens a channel, so only a response can break the open
+// channel limit, and a finish alone (not carried) never counts. Open
+// channels are kept in the order they opened: that is the order in which
+// they are reported incomplete when the stream ends or stops.
+//
+// # Decoded on arrival, reported at the finish
+//
+// A response's frame is decoded when it arrives, while its bytes are still
+// in hand (the reader may pass a view of a chunk the caller will reuse), and
+// the outcome waits for the finish. A second response turns the channel into
+// a sequence violation and is dropped, as are any after it.
+
+import type { Backend, FrameFault } from '../backend/backend.js';
+import type { FrameCodec } from '../frame/codec.js';
+import type { Frame } from '../frame/frame.js';
+import { FrameError } from '../frame/frame-error.js';
+import type { RecordSink } from './reader.js';
+import type { Outcome } from './outcome.js';
+
+/** The codec of each channel's endpoint, chosen by the caller. */
+export type CodecChoice<R> = FrameCodec<R> | ((channel: number) => FrameCodec<R>);
+
+interface Open<R> {
+  /** The frame, decoded; null once a second response arrived. */
+  frame: Frame<R> | FrameError | null;
+}
+
+export class ChannelSequence<R> implements RecordSink {
+  private readonly open = new Map<number, Open<R>>();
+
+  constructor(
+    private readonly codecs: CodecChoice<R>,
+    private readonly backend: Backend,
+    private readonly maxOpenChannels: number,
+    private readonly emit: (outcome: Outcome<R>) => void,
+  ) {}
+
+  /** How many channels have a response and no finish yet. */
+  get openChannels(): number {
+    return this.open.size;
+  }
+
+  admits(channel: number): boolean {
+    return this.open.size < this.maxOpenChannels || this.open.has(channel);
+  }
+
+  response(channel: number, payload: Uint8Array, _offset: number, fault: FrameFault | null | undefined): void {
+    const open = this.open.get(channel);
+    if (open) {
+      open.frame = null;
+      return;
+    }
+    const codec = typeof this.codecs === 'function' ? this.codecs(channel) : this.codecs;
+    const frame = codec.build(payload, fault === undefined ? this.backend.verifyFrame(payload) : fault);
+    this.open.set(channel, { frame });
+  }
+
+  finish(channel: number): void {
+    const open = this.open.get(channel);
+    if (!open) {
+      this.emit({ channel, outcome: 'not-carried' });
+      return;
+    }
+    this.open.delete(channel);
+    const frame = open.frame;
+    if (frame === null) this.emit({ channel, outcome: 'sequence-violation' });
+    else if (frame instanceof FrameError) this.emit({ channel, outcome: 'frame-error', fault: frame });
+    else if (frame.kind === 'result') this.emit({ channel, outcome: 'result', result: frame.result });
+    else this.emit({ channel, outcome: 'error', error: frame.error });
+  }
+
+  /** The stream ended or stopped: every open channel is incomplete, in opening order. */
+  close(): void {
+    for (const channel of this.open.keys()) this.emit({ channel, outcome: 'incomplete' });
+    this.open.clear();
+  }
+}
