@@ -1,0 +1,69 @@
+// The core's whole ABI: integers in, integers out, over one memory shared with JS.
+//
+// # The memory
+//
+//   [static data: number table, container stack, record table, stop block]
+//   [scratch: from scratch(), 16-aligned, up to the end of memory]
+//
+// JS writes input bytes straight into the scratch region and grows the
+// memory itself, in steps, when a chunk does not fit (src/backend/wasm).
+// Nothing here allocates, and nothing throws: AssemblyScript compiles
+// `throw` to `abort`, which would kill the instance, so every answer is a
+// status from ./status.
+
+import { verifyFrame as verifyFrameAt, frameFaultOffset } from './frame';
+import { validateText, faultAt } from './json';
+import { scanRecords as scanRecordsAt, table, stop, TABLE_CAPACITY, ENTRY_FIELDS } from './records';
+import { OK } from './status';
+
+/** The first byte JS may use as scratch. */
+export function scratch(): usize {
+  return (__heap_base + 15) & ~15;
+}
+
+/** The record table's address; TABLE_CAPACITY entries of ENTRY_FIELDS i32s. */
+export function recordTable(): usize {
+  return table;
+}
+
+/** The stop block's address: status, offset, and a cut response's kind, channel, length. */
+export function stopBlock(): usize {
+  return stop;
+}
+
+export function tableCapacity(): i32 {
+  return TABLE_CAPACITY;
+}
+
+export function entryFields(): i32 {
+  return ENTRY_FIELDS;
+}
+
+/** Tag dispatch and rule 4.1 over one payload; the fault's offset via faultOffset(). */
+export function verifyFrame(ptr: usize, length: usize): i32 {
+  return verifyFrameAt(ptr, length);
+}
+
+/** The payload offset of the last verifyFrame fault (-1 for an empty payload). */
+export function faultOffset(): i32 {
+  return frameFaultOffset;
+}
+
+/** Rule 4.1 alone over [ptr, ptr + length); the fault's offset via textFaultOffset(). */
+export function validateJson(ptr: usize, length: usize): i32 {
+  const status = validateText(ptr, ptr + length);
+  lastTextFault = status == OK ? 0 : <i32>(faultAt - ptr);
+  return status;
+}
+
+let lastTextFault: i32 = 0;
+
+/** The offset, from the start of the text, of the last validateJson fault. */
+export function textFaultOffset(): i32 {
+  return lastTextFault;
+}
+
+/** Scans records in [ptr, ptr + length); see ./records. */
+export function scanRecords(ptr: usize, length: usize, maxFrame: u32, verify: bool): i32 {
+  return scanRecordsAt(ptr, length, maxFrame, verify);
+}

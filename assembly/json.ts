@@ -1,0 +1,327 @@
+// Whether a body is strict JSON text (WIRE.md rule 4.1), in the core.
+//
+// This is src/contract/json-text.ts again, rule for rule and in the same
+// order, so that both report the same status at the same offset for every
+// input; the differential test holds them to it. Change one, change the
+// other.
+//
+// # A fast scan, then a checker
+//
+// simdjson splits validation into a fast stage that classifies bytes in
+// blocks and a slower stage that checks the structure (Langdale and Lemire,
+// "Parsing Gigabytes of JSON per Second", VLDB Journal 28, 2019; simdjson's
+// src/generic/stage1 and stage2). The idea is borrowed, not the code: here
+// the fast scan is a v128 loop over string contents, where bodies spend most
+// of their bytes (URIs, text, base64), and it stops at the first byte that
+// needs the checker: a quote, a backslash, a control byte or a non-ASCII
+// byte. The checker is the scalar state machine below, which also handles
+// structure, numbers, escapes and UTF-8 sequences one byte at a time.
+//
+// # Faults
+//
+// Scanning functions return the position after what they read, or 0 for a
+// fault (no position in this memory is 0: data starts above it), with the
+// status and the faulting position left in `faultStatus` and `faultAt`.
+
+import {
+  OK,
+  JSON_SYNTAX,
+  JSON_END,
+  UTF8,
+  BOM,
+  CONTROL_CHAR,
+  BAD_ESCAPE,
+  LONE_SURROGATE,
+  NUMBER_RANGE,
+  DEPTH,
+  TRAILING,
+} from './status';
+import { isFiniteLiteral } from './number';
+import { utf8Length } from './utf8';
+
+/** Rule 4.1's nesting limit, counting the outermost container. */
+const MAX_DEPTH: i32 = 127;
+
+const OBJECT: u8 = 1;
+const ARRAY: u8 = 2;
+
+/** The container stack: one byte per level, OBJECT or ARRAY. */
+const stack: usize = memory.data(MAX_DEPTH + 1);
+
+/** The status of the last fault. */
+export let faultStatus: i32 = OK;
+/** Where the last fault is, as a position in memory. */
+export let faultAt: usize = 0;
+
+@inline function fail(status: i32, at: usize): usize {
+  faultStatus = status;
+  faultAt = at;
+  return 0;
+}
+
+@inline function isWhitespace(c: u32): bool {
+  return c == 0x20 || c == 0x0a || c == 0x0d || c == 0x09;
+}
+
+@inline function skipWhitespace(p: usize, end: usize): usize {
+  while (p < end && isWhitespace(load<u8>(p))) p++;
+  return p;
+}
+
+@inline function isDigit(c: u32): bool {
+  return c - 0x30 < 10;
+}
+
+@inline function isHex(c: u32): bool {
+  return c - 0x30 < 10 || (c | 0x20) - 0x61 < 6;
+}
+
+function hexValue(p: usize): u32 {
+  let v: u32 = 0;
+  for (let k: usize = 0; k < 4; k++) {
+    const c = <u32>load<u8>(p + k);
+    v = (v << 4) | (c <= 0x39 ? c - 0x30 : (c | 0x20) - 0x57);
+  }
+  return v;
+}
+
+// PERF NOTES: the hot loop of the whole core. It bets that string contents
+// are long runs of printable ASCII (0x20 to 0x7f minus '"' and '\\'), which
+// holds for URIs, names, text and above all base64 blobs. The SIMD build
+// tests 16 bytes per step with four compares and one bitmask; the step only
+// runs while 16 bytes remain before `end`, so it never reads past the body.
+// Text that is mostly non-ASCII breaks the bet: every multi-byte character
+// leaves the fast loop for utf8Length, and the cost falls back to roughly
+// the scalar build's.
+function scanString(p: usize, end: usize): usize {
+  p++;
+  while (true) {
+    if (ASC_FEATURE_SIMD) {
+      const below = i8x16.splat(0x20);
+      const span = i8x16.splat(0x60);
+      const quote = i8x16.splat(0x22);
+      const backslash = i8x16.splat(0x5c);
+      while (p + 16 <= end) {
+        const v = v128.load(p);
+        // Outside 0x20..0x7f: (v - 0x20) as unsigned is 0x60 or more.
+        const outside = i8x16.ge_u(i8x16.sub(v, below), span);
+        const special = v128.or(i8x16.eq(v, quote), i8x16.eq(v, backslash));
+        const mask = i8x16.bitmask(v128.or(outside, special));
+        if (mask != 0) {
+          p += <usize>ctz(mask);
+          break;
+        }
+        p += 16;
+      }
+    }
+    while (p < end) {
+      const c = <u32>load<u8>(p);
+      if (c < 0x20 || c >= 0x80 || c == 0x22 || c == 0x5c) break;
+      p++;
+    }
+    if (p >= end) return fail(JSON_END, end);
+    const c = <u32>load<u8>(p);
+    if (c == 0x22) return p + 1;
+    if (c == 0x5c) {
+      p = scanEscape(p, end);
+      if (p == 0) return 0;
+    } else if (c < 0x20) {
+      return fail(CONTROL_CHAR, p);
+    } else {
+      const n = utf8Length(p, end);
+      if (n == 0) return fail(UTF8, p);
+      p += n;
+    }
+  }
+  return 0; // not reached: the loop only returns
+}
+
+/** The escape whose backslash is at p. */
+function scanEscape(p: usize, end: usize): usize {
+  if (p + 1 >= end) return fail(JSON_END, end);
+  const c = <u32>load<u8>(p + 1);
+  if (c == 0x22 || c == 0x5c || c == 0x2f || c == 0x62 || c == 0x66 || c == 0x6e || c == 0x72 || c == 0x74) return p + 2;
+  if (c != 0x75) return fail(BAD_ESCAPE, p);
+  for (let k: usize = 2; k < 6; k++) {
+    if (p + k >= end) return fail(JSON_END, end);
+    if (!isHex(load<u8>(p + k))) return fail(BAD_ESCAPE, p);
+  }
+  const unit = hexValue(p + 2);
+  if (unit < 0xd800 || unit > 0xdfff) return p + 6;
+  if (unit >= 0xdc00) return fail(LONE_SURROGATE, p);
+  // A high surrogate: a low one must follow at once, as a whole escape.
+  const j = p + 6;
+  if (
+    j + 6 <= end &&
+    load<u8>(j) == 0x5c &&
+    load<u8>(j + 1) == 0x75 &&
+    isHex(load<u8>(j + 2)) &&
+    isHex(load<u8>(j + 3)) &&
+    isHex(load<u8>(j + 4)) &&
+    isHex(load<u8>(j + 5))
+  ) {
+    const low = hexValue(j + 2);
+    if (low >= 0xdc00 && low <= 0xdfff) return j + 6;
+  }
+  return fail(LONE_SURROGATE, p);
+}
+
+/** The number that starts at p ('-' or a digit). */
+function scanNumber(p: usize, end: usize): usize {
+  const start = p;
+  if (load<u8>(p) == 0x2d) {
+    p++;
+    if (p >= end) return fail(JSON_END, end);
+    if (!isDigit(load<u8>(p))) return fail(JSON_SYNTAX, p);
+  }
+  if (load<u8>(p) == 0x30) p++;
+  else while (p < end && isDigit(load<u8>(p))) p++;
+  let plain = true;
+  if (p < end && load<u8>(p) == 0x2e) {
+    p++;
+    if (p >= end) return fail(JSON_END, end);
+    if (!isDigit(load<u8>(p))) return fail(JSON_SYNTAX, p);
+    while (p < end && isDigit(load<u8>(p))) p++;
+  }
+  if (p < end && (<u32>load<u8>(p) | 0x20) == 0x65) {
+    plain = false;
+    p++;
+    if (p < end && (load<u8>(p) == 0x2b || load<u8>(p) == 0x2d)) p++;
+    if (p >= end) return fail(JSON_END, end);
+    if (!isDigit(load<u8>(p))) return fail(JSON_SYNTAX, p);
+    while (p < end && isDigit(load<u8>(p))) p++;
+  }
+  // Only an exponent or 309 digits can reach 1.8e308: check the rest cheaply.
+  if ((!plain || p - start > 309) && !isFiniteLiteral(start, p)) return fail(NUMBER_RANGE, start);
+  return p;
+}
+
+/** The literal `word` (4 or 5 ASCII bytes, first byte at the lowest address) at p. */
+function scanLiteral(p: usize, end: usize, word: u64, length: usize): usize {
+  for (let k: usize = 0; k < length; k++) {
+    if (p + k >= end) return fail(JSON_END, end);
+    if (<u64>load<u8>(p + k) != ((word >> (k * 8)) & 0xff)) return fail(JSON_SYNTAX, p + k);
+  }
+  return p + length;
+}
+
+const TRUE: u64 = 0x65757274; // "true", first byte lowest
+const FALSE: u64 = 0x65736c6166; // "false"
+const NULL: u64 = 0x6c6c756e; // "null"
+
+/** A member name and its ':' at p; returns the position of the member's value. */
+function scanKey(p: usize, end: usize): usize {
+  if (p >= end) return fail(JSON_END, end);
+  if (load<u8>(p) != 0x22) return fail(JSON_SYNTAX, p);
+  const r = scanString(p, end);
+  if (r == 0) return 0;
+  p = skipWhitespace(r, end);
+  if (p >= end) return fail(JSON_END, end);
+  if (load<u8>(p) != 0x3a) return fail(JSON_SYNTAX, p);
+  return skipWhitespace(p + 1, end);
+}
+
+/**
+ * Whether [start, end) is strict JSON text: OK, or the first fault in
+ * reading order, with its position in `faultAt`.
+ */
+export function validateText(start: usize, end: usize): i32 {
+  let depth: i32 = 0;
+  let p = skipWhitespace(start, end);
+  if (p + 2 < end && load<u8>(p) == 0xef && load<u8>(p + 1) == 0xbb && load<u8>(p + 2) == 0xbf) {
+    fail(BOM, p);
+    return BOM;
+  }
+
+  // Each turn reads one value at p, then the punctuation after it.
+  while (true) {
+    if (p >= end) {
+      fail(JSON_END, end);
+      return JSON_END;
+    }
+    let r: usize;
+    const c = <u32>load<u8>(p);
+    if (c == 0x7b) {
+      // '{': an object; read its first key, or its end.
+      if (++depth > MAX_DEPTH) {
+        fail(DEPTH, p);
+        return DEPTH;
+      }
+      store<u8>(stack + <usize>depth, OBJECT);
+      p = skipWhitespace(p + 1, end);
+      if (p < end && load<u8>(p) == 0x7d) {
+        depth--;
+        r = p + 1;
+      } else {
+        r = scanKey(p, end);
+        if (r == 0) return faultStatus;
+        p = r;
+        continue;
+      }
+    } else if (c == 0x5b) {
+      // '[': an array; read its first value, or its end.
+      if (++depth > MAX_DEPTH) {
+        fail(DEPTH, p);
+        return DEPTH;
+      }
+      store<u8>(stack + <usize>depth, ARRAY);
+      p = skipWhitespace(p + 1, end);
+      if (p < end && load<u8>(p) == 0x5d) {
+        depth--;
+        r = p + 1;
+      } else {
+        continue;
+      }
+    } else if (c == 0x22) {
+      r = scanString(p, end);
+    } else if (c == 0x74) {
+      r = scanLiteral(p, end, TRUE, 4);
+    } else if (c == 0x66) {
+      r = scanLiteral(p, end, FALSE, 5);
+    } else if (c == 0x6e) {
+      r = scanLiteral(p, end, NULL, 4);
+    } else if (c == 0x2d || isDigit(c)) {
+      r = scanNumber(p, end);
+    } else {
+      fail(JSON_SYNTAX, p);
+      return JSON_SYNTAX;
+    }
+    if (r == 0) return faultStatus;
+    p = r;
+
+    // After a value: close containers until a ',' leads to the next value.
+    while (true) {
+      p = skipWhitespace(p, end);
+      if (depth == 0) {
+        if (p < end) {
+          fail(TRAILING, p);
+          return TRAILING;
+        }
+        return OK;
+      }
+      if (p >= end) {
+        fail(JSON_END, end);
+        return JSON_END;
+      }
+      const punct = <u32>load<u8>(p);
+      if (punct == 0x2c) {
+        p = skipWhitespace(p + 1, end);
+        if (load<u8>(stack + <usize>depth) == OBJECT) {
+          r = scanKey(p, end);
+          if (r == 0) return faultStatus;
+          p = r;
+        }
+        break;
+      }
+      const kind = load<u8>(stack + <usize>depth);
+      if ((punct == 0x7d && kind == OBJECT) || (punct == 0x5d && kind == ARRAY)) {
+        depth--;
+        p++;
+        continue;
+      }
+      fail(JSON_SYNTAX, p);
+      return JSON_SYNTAX;
+    }
+  }
+  return OK; // not reached: the loop only returns
+}

@@ -1,0 +1,119 @@
+// Finding records in a run of bytes (WIRE.md section 3), in the core.
+//
+// Layout of a record:
+//
+//   offset 0  size 1       kind: 0x01 channel response, 0x02 channel response finish
+//   offset 1  size 4       channel id, unsigned 32-bit, little-endian
+//   offset 5  size 4       payload length, unsigned 32-bit, little-endian
+//   offset 9  size length  payload: the frame (response); nothing (finish)
+//
+// # One call per chunk
+//
+// scanRecords walks every whole record in the bytes it is given, checks each
+// response's frame in the same call when asked, and writes one entry per
+// record into a table that JS reads through an Int32Array. It stops at the
+// end, at a record cut by the end of the bytes (INCOMPLETE: JS keeps the
+// tail for the next chunk), at a record error, or when the table is full.
+// Header checks come first, so a record that is too large is refused before
+// JS buffers a byte of its payload. Channel state (who is open, the open
+// channel limit) is sequence state, kept by src/records/sequence.ts for both
+// backends alike.
+
+import { OK, INCOMPLETE, BAD_KIND, BAD_FINISH, OVERSIZE, TABLE_FULL } from './status';
+import { verifyFrame, frameFaultOffset } from './frame';
+
+/** A channel response: the payload is one frame. */
+export const KIND_RESPONSE: u8 = 0x01;
+/** A channel response finish: the payload is empty. */
+export const KIND_FINISH: u8 = 0x02;
+/** Bytes before the payload. */
+export const HEADER_SIZE: usize = 9;
+
+/** Entries the table holds; a longer scan stops with TABLE_FULL and goes on in the next call. */
+export const TABLE_CAPACITY: i32 = 4096;
+/** i32 fields per entry: kind, channel, record offset, payload length, status, fault offset. */
+export const ENTRY_FIELDS: i32 = 6;
+/** The record table, read by JS. */
+export const table: usize = memory.data(TABLE_CAPACITY * ENTRY_FIELDS * 4, 16);
+
+/**
+ * Where and why the last scan stopped, read by JS: status, stop offset, and
+ * for a response cut after its header, its kind, channel and length.
+ */
+export const stop: usize = memory.data(8 * 4, 16);
+
+function setStop(status: i32, at: usize, kind: i32, channel: u32, length: u32): void {
+  store<i32>(stop, status);
+  store<u32>(stop, <u32>at, 4);
+  store<i32>(stop, kind, 8);
+  store<u32>(stop, channel, 12);
+  store<u32>(stop, length, 16);
+}
+
+@inline function setEntry(n: i32, kind: i32, channel: u32, at: usize, length: u32, status: i32, faultOffset: i32): void {
+  const e = table + <usize>(n * ENTRY_FIELDS * 4);
+  store<i32>(e, kind);
+  store<u32>(e, channel, 4);
+  store<u32>(e, <u32>at, 8);
+  store<u32>(e, length, 12);
+  store<i32>(e, status, 16);
+  store<i32>(e, faultOffset, 20);
+}
+
+/**
+ * Scans the records in [ptr, ptr + length). Returns the number of table
+ * entries written; the stop block says why it stopped. With `verify`, each
+ * response's frame is checked (tag and rule 4.1) and its status stored.
+ */
+export function scanRecords(ptr: usize, length: usize, maxFrame: u32, verify: bool): i32 {
+  let i: usize = 0;
+  let n: i32 = 0;
+  while (true) {
+    if (i >= length) {
+      setStop(OK, i, 0, 0, 0);
+      return n;
+    }
+    if (n == TABLE_CAPACITY) {
+      setStop(TABLE_FULL, i, 0, 0, 0);
+      return n;
+    }
+    const at = ptr + i;
+    const kind = load<u8>(at);
+    if (kind != KIND_RESPONSE && kind != KIND_FINISH) {
+      setStop(BAD_KIND, i, 0, 0, 0);
+      return n;
+    }
+    if (length - i < HEADER_SIZE) {
+      setStop(INCOMPLETE, i, 0, 0, 0);
+      return n;
+    }
+    const channel = load<u32>(at, 1);
+    const size = load<u32>(at, 5);
+    if (kind == KIND_FINISH) {
+      if (size != 0) {
+        setStop(BAD_FINISH, i, 0, 0, 0);
+        return n;
+      }
+      setEntry(n++, kind, channel, i, 0, OK, 0);
+      i += HEADER_SIZE;
+      continue;
+    }
+    if (size > maxFrame) {
+      setStop(OVERSIZE, i, 0, 0, 0);
+      return n;
+    }
+    if (<u64>size > <u64>(length - i - HEADER_SIZE)) {
+      setStop(INCOMPLETE, i, kind, channel, size);
+      return n;
+    }
+    let status = OK;
+    let faultOffset: i32 = 0;
+    if (verify) {
+      status = verifyFrame(at + HEADER_SIZE, size);
+      faultOffset = frameFaultOffset;
+    }
+    setEntry(n++, kind, channel, i, size, status, faultOffset);
+    i += HEADER_SIZE + <usize>size;
+  }
+  return n; // not reached
+}

@@ -1,0 +1,81 @@
+// One instance of the core, and the views JS reads and writes it through.
+//
+// # Memory shared with JS
+//
+// The core exports its memory; this file owns the scratch region above the
+// core's static data. Input bytes are copied straight into scratch (one
+// copy: the boundary's price), and the core reads them where they lie.
+// Scratch grows in steps of at least 1 MiB, and every view is made again
+// after a growth, because growing detaches the old ArrayBuffer.
+
+/** The exports of build/core-*.wasm (assembly/index.ts). */
+export interface CoreExports {
+  readonly memory: WebAssembly.Memory;
+  scratch(): number;
+  recordTable(): number;
+  stopBlock(): number;
+  tableCapacity(): number;
+  entryFields(): number;
+  verifyFrame(ptr: number, length: number): number;
+  faultOffset(): number;
+  validateJson(ptr: number, length: number): number;
+  textFaultOffset(): number;
+  scanRecords(ptr: number, length: number, maxFrame: number, verify: number): number;
+}
+
+const PAGE = 65536;
+const GROWTH_STEP = 16 * PAGE; // 1 MiB
+
+export class Core {
+  readonly exports: CoreExports;
+  /** Where scratch starts. */
+  readonly scratch: number;
+  readonly tableCapacity: number;
+  readonly entryFields: number;
+  private readonly tableAt: number;
+  private readonly stopAt: number;
+  /** The memory's bytes; made again after every growth. */
+  bytes!: Uint8Array;
+  /** The record table as i32s; made again after every growth. */
+  table!: Int32Array;
+  /** The stop block as i32s; made again after every growth. */
+  stop!: Int32Array;
+
+  constructor(instance: WebAssembly.Instance) {
+    this.exports = instance.exports as unknown as CoreExports;
+    this.scratch = this.exports.scratch();
+    this.tableCapacity = this.exports.tableCapacity();
+    this.entryFields = this.exports.entryFields();
+    this.tableAt = this.exports.recordTable();
+    this.stopAt = this.exports.stopBlock();
+    this.refreshViews();
+  }
+
+  private refreshViews(): void {
+    const buffer = this.exports.memory.buffer;
+    this.bytes = new Uint8Array(buffer);
+    this.table = new Int32Array(buffer, this.tableAt, this.tableCapacity * this.entryFields);
+    this.stop = new Int32Array(buffer, this.stopAt, 8);
+  }
+
+  /** Makes scratch hold at least `size` bytes. */
+  reserve(size: number): void {
+    const need = this.scratch + size;
+    const have = this.exports.memory.buffer.byteLength;
+    if (need <= have) return;
+    const grow = Math.max(need - have, GROWTH_STEP);
+    const pages = Math.ceil(grow / PAGE);
+    try {
+      this.exports.memory.grow(pages);
+    } catch {
+      throw new RangeError(`mcp-frames: the WebAssembly core cannot grow to ${need} bytes of memory`);
+    }
+    this.refreshViews();
+  }
+
+  /** Copies `bytes` to scratch + at, growing scratch first when needed. */
+  write(bytes: Uint8Array, at = 0): void {
+    this.reserve(at + bytes.length);
+    this.bytes.set(bytes, this.scratch + at);
+  }
+}
