@@ -44,3 +44,9 @@ export type { Backend, BackendName } from './backend/backend.js';
 export { jsBackend } from './backend/js.js';
 export { defaultBackend, setDefaultBackend } from './backend/default.js';
 export type { BodyRule } from './backend/status.js';
+
+export { createDecoderStream } from './streams/decoder-stream.js';
+export { createEncoderStream, type ChannelMessage, type EncoderStreamOptions } from './streams/encoder-stream.js';
+export { readOutcomes, pipeIterable } from './streams/iterate.js';
+export { createRelay, RelayCore, type Relay, type RelayOptions, type ValidationLevel } from './relay/relay.js';
+export type { RelayFault } from './relay/fault.js';

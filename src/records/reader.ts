@@ -22,6 +22,12 @@ import { recordFault, type RecordFault } from './record-error.js';
 export interface ReaderLimits {
   /** The largest payload a response may declare (WIRE.md section 6). */
   readonly maxFrameBytes: number;
+  /**
+   * Whether the reader should check each response's frame as it reads it,
+   * when it can do so cheaply (the core can, in the same call). Default
+   * true; a relay that validates nothing turns it off.
+   */
+  readonly verify?: boolean;
 }
 
 /** Where a reader reports the records it finds, in stream order. */

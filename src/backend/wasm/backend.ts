@@ -61,7 +61,7 @@ export function createWasmBackend(name: BackendName, module: WebAssembly.Module)
         pool.release(core);
       }
     },
-    createReader: (limits, sink) => new WasmRecordReader(pool, limits, sink, true),
+    createReader: (limits, sink) => new WasmRecordReader(pool, limits, sink, limits.verify ?? true),
   };
 }
 

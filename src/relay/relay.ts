@@ -1,0 +1,239 @@
+// The validating relay: every valid record forwarded byte for byte, nothing
+// broken forwarded, no downstream exchange left hanging.
+//
+// # What reaches downstream (WIRE.md sections 2 and 3)
+//
+//   a valid response         forwarded as it came, then its finish
+//   a response that fails    not forwarded; its finish goes alone: not carried
+//   an extra response        dropped; the channel's first answer stands
+//   a record error           a finish for every open channel, in opening
+//                            order, then the output errors
+//   upstream ends            a finish for every open channel, in opening
+//                            order, then the output closes
+//
+// # Views, not copies
+//
+// A record that lies whole inside an input chunk goes downstream as a
+// subarray of that chunk, and neighbouring forwarded records go as one view.
+// Only a record cut across chunks is forwarded from a copy, made of its
+// header (fixed by kind, channel and length, so rewritten identically) and
+// its payload: the copy the chunking forces.
+
+import type { Backend } from '../backend/backend.js';
+import { defaultBackend } from '../backend/default.js';
+import { toFrameError } from '../frame/codec.js';
+import type { FrameCodec } from '../frame/codec.js';
+import { FrameError } from '../frame/frame-error.js';
+import { resolveLimits, type StreamLimits } from '../records/limits.js';
+import type { RecordReader, RecordSink } from '../records/reader.js';
+import { RecordError, type RecordFault } from '../records/record-error.js';
+import { encodeFinish, encodeResponseHeader, HEADER_SIZE } from '../records/record.js';
+import type { FrameFault } from '../backend/backend.js';
+import type { RelayFault } from './fault.js';
+import { OutputQueue } from './output-queue.js';
+
+/** How much the relay checks of each response. */
+export type ValidationLevel = 'json' | 'full' | 'none';
+
+export interface RelayOptions extends StreamLimits {
+  /** 'json' (default): tag and strict JSON text; 'full': also the endpoint's schema; 'none': records and sequences only. */
+  validate?: ValidationLevel;
+  /** The endpoint codec for 'full', one for all channels or chosen per channel. */
+  endpoint?: FrameCodec<unknown> | ((channel: number) => FrameCodec<unknown>);
+  /** The backend that checks bytes; the default backend if left out. */
+  backend?: Backend;
+  /** Called once per fault, synchronously, in stream order. */
+  onFault?: (fault: RelayFault) => void;
+  /** Bytes the output may queue before the input waits. Default 1 MiB. */
+  highWaterMark?: number;
+}
+
+export interface Relay {
+  readonly writable: WritableStream<Uint8Array>;
+  readonly readable: ReadableStream<Uint8Array>;
+}
+
+interface OpenChannel {
+  /** Offset of the response that opened the channel. */
+  offset: number;
+}
+
+/** The relay's state machine, apart from the streams around it. */
+export class RelayCore implements RecordSink {
+  private readonly reader: RecordReader;
+  private readonly open = new Map<number, OpenChannel>();
+  private readonly maxOpenChannels: number;
+  /** How many faults were reported. */
+  faultCount = 0;
+  /** The chunk being read, and its offset in the stream. */
+  private chunk: Uint8Array = new Uint8Array(0);
+  private chunkBase = 0;
+  /** A run of forwarded bytes in the chunk, not yet handed on. */
+  private runStart = 0;
+  private runEnd = 0;
+  private stopped: RecordFault | null = null;
+
+  constructor(
+    private readonly options: RelayOptions,
+    private readonly backend: Backend,
+    private readonly forward: (bytes: Uint8Array) => void,
+  ) {
+    const limits = resolveLimits(options);
+    this.maxOpenChannels = limits.maxOpenChannels;
+    if ((options.validate ?? 'json') === 'full' && !options.endpoint) {
+      throw new TypeError("validate 'full' needs an endpoint codec to judge results by");
+    }
+    this.reader = backend.createReader(
+      { maxFrameBytes: limits.maxFrameBytes, verify: (options.validate ?? 'json') !== 'none' },
+      this,
+    );
+  }
+
+  private report(fault: RelayFault): void {
+    this.faultCount++;
+    this.options.onFault?.(fault);
+  }
+
+  /** Reads a chunk; forwards what it may. Returns the record error that stopped the stream, or null. */
+  push(chunk: Uint8Array): RecordFault | null {
+    if (this.stopped) return this.stopped;
+    this.chunk = chunk;
+    this.runStart = this.runEnd = 0;
+    const fault = this.reader.push(chunk);
+    this.flush();
+    this.chunkBase += chunk.length;
+    this.chunk = new Uint8Array(0);
+    if (fault) this.stop(fault);
+    return fault;
+  }
+
+  /** Upstream ended. Returns the record error when it ended inside a record. */
+  end(): RecordFault | null {
+    if (this.stopped) return this.stopped;
+    const fault = this.reader.end();
+    if (fault) {
+      this.stop(fault);
+      return fault;
+    }
+    for (const [channel, open] of this.open) {
+      this.forward(encodeFinish(channel));
+      this.report({ reason: 'incomplete', channel, offset: open.offset });
+    }
+    this.open.clear();
+    return null;
+  }
+
+  /** Upstream failed: finish every open channel downstream, each reported incomplete. */
+  abort(): void {
+    if (this.stopped) return;
+    this.stopped = { reason: 'truncated', offset: this.chunkBase };
+    for (const [channel, open] of this.open) {
+      this.forward(encodeFinish(channel));
+      this.report({ reason: 'incomplete', channel, offset: open.offset });
+    }
+    this.open.clear();
+  }
+
+  private stop(fault: RecordFault): void {
+    this.stopped = fault;
+    for (const channel of this.open.keys()) this.forward(encodeFinish(channel));
+    this.open.clear();
+    this.report({ reason: fault.reason, offset: fault.offset });
+  }
+
+  // The sink: called by the reader in stream order.
+
+  admits(channel: number): boolean {
+    return this.open.size < this.maxOpenChannels || this.open.has(channel);
+  }
+
+  response(channel: number, payload: Uint8Array, offset: number, fault: FrameFault | null | undefined): void {
+    if (this.open.has(channel)) {
+      this.report({ reason: 'sequence-violation', channel, offset });
+      return;
+    }
+    this.open.set(channel, { offset });
+    const failed = this.judge(channel, payload, fault);
+    if (failed) {
+      this.report({ reason: 'frame-error', channel, offset, frame: failed.toJSON() });
+      return;
+    }
+    this.pass(offset, HEADER_SIZE + payload.length, () => {
+      const header = encodeResponseHeader(channel, payload.length);
+      const whole = new Uint8Array(HEADER_SIZE + payload.length);
+      whole.set(header);
+      whole.set(payload, HEADER_SIZE);
+      return whole;
+    });
+  }
+
+  finish(channel: number, offset: number): void {
+    this.open.delete(channel);
+    this.pass(offset, HEADER_SIZE, () => encodeFinish(channel));
+  }
+
+  /** The frame's failure, or null when it passes at the configured level. */
+  private judge(channel: number, payload: Uint8Array, fault: FrameFault | null | undefined): FrameError | null {
+    const level = this.options.validate ?? 'json';
+    if (level === 'none') return null;
+    const verdict = fault === undefined ? this.backend.verifyFrame(payload) : fault;
+    if (verdict) return toFrameError(verdict, payload);
+    if (level === 'json') return null;
+    const endpoint = this.options.endpoint!;
+    const codec = typeof endpoint === 'function' ? endpoint(channel) : endpoint;
+    const frame = codec.build(payload, null);
+    return frame instanceof FrameError ? frame : null;
+  }
+
+  /**
+   * Forwards the record at stream offset `offset`: as part of the current
+   * run when it lies whole in the chunk, else from `copy()`.
+   */
+  private pass(offset: number, length: number, copy: () => Uint8Array): void {
+    const start = offset - this.chunkBase;
+    if (start < 0) {
+      this.flush();
+      this.forward(copy());
+      return;
+    }
+    if (start !== this.runEnd) {
+      this.flush();
+      this.runStart = start;
+    }
+    this.runEnd = start + length;
+  }
+
+  private flush(): void {
+    if (this.runEnd > this.runStart) this.forward(this.chunk.subarray(this.runStart, this.runEnd));
+    this.runStart = this.runEnd;
+  }
+}
+
+/**
+ * A relay: write record bytes to `writable`, read the validated stream from
+ * `readable`. Use it as a TransformStream (`source.pipeThrough(relay)`).
+ */
+export function createRelay(options: RelayOptions = {}): Relay {
+  const output = new OutputQueue(options.highWaterMark ?? 1 << 20);
+  const core = new RelayCore(options, options.backend ?? defaultBackend(), (bytes) => output.enqueue(bytes));
+  const writable = new WritableStream<Uint8Array>({
+    async write(chunk) {
+      const fault = core.push(chunk);
+      if (fault) {
+        output.errorAfterDrain(new RecordError(fault));
+        throw new RecordError(fault);
+      }
+      await output.room();
+    },
+    close() {
+      const fault = core.end();
+      if (fault) output.errorAfterDrain(new RecordError(fault));
+      else output.close();
+    },
+    abort(reason) {
+      core.abort();
+      output.errorAfterDrain(reason);
+    },
+  });
+  return { writable, readable: output.readable };
+}

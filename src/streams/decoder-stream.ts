@@ -1,0 +1,22 @@
+// Record bytes in, channel outcomes out, as a Web Streams TransformStream.
+//
+// Each outcome is typed by the codec of its channel's endpoint, as in
+// StreamDecoder, and the last event is always one StreamEnd: { end: 'ok' }
+// or the record error that stopped the stream. A record error does not
+// error the stream; it is an event, because the outcomes before it (and the
+// incomplete ones it causes) are answers the reader still needs.
+
+import { StreamDecoder, type StreamDecoderOptions } from '../records/decoder.js';
+import type { StreamEvent } from '../records/outcome.js';
+
+export function createDecoderStream<R = unknown>(options: StreamDecoderOptions<R>): TransformStream<Uint8Array, StreamEvent<R>> {
+  const decoder = new StreamDecoder<R>(options);
+  return new TransformStream<Uint8Array, StreamEvent<R>>({
+    transform(chunk, controller) {
+      for (const event of decoder.push(chunk)) controller.enqueue(event);
+    },
+    flush(controller) {
+      for (const event of decoder.end()) controller.enqueue(event);
+    },
+  });
+}

@@ -1,0 +1,52 @@
+// Frames and finishes in, record bytes out, as a Web Streams TransformStream.
+//
+// # Backpressure
+//
+// The readable side counts bytes against its high-water mark, and a
+// TransformStream does not call transform() while that side is full, so a
+// slow reader holds the writer back and at most the high-water mark plus one
+// record is queued. A response goes out as two chunks, its header and its
+// frame, so the frame's bytes are never copied.
+
+import type { FrameCodec } from '../frame/codec.js';
+import type { Frame } from '../frame/frame.js';
+import { encodeFinish, encodeResponseHeader } from '../records/record.js';
+
+/** One channel event to write: a frame (encoded by the codec), a payload already encoded, or the finish. */
+export type ChannelMessage<R = unknown> =
+  | { channel: number; frame: Frame<R> }
+  | { channel: number; payload: Uint8Array }
+  | { channel: number; finish: true };
+
+export interface EncoderStreamOptions<R> {
+  /** The codec that encodes `frame` messages, for every channel or chosen per channel. */
+  endpoint?: FrameCodec<R> | ((channel: number) => FrameCodec<R>);
+  /** Bytes the output may queue before the writer waits. Default 1 MiB. */
+  highWaterMark?: number;
+}
+
+export function createEncoderStream<R = unknown>(options: EncoderStreamOptions<R> = {}): TransformStream<ChannelMessage<R>, Uint8Array> {
+  const { endpoint } = options;
+  return new TransformStream<ChannelMessage<R>, Uint8Array>(
+    {
+      transform(message, controller) {
+        if ('finish' in message) {
+          controller.enqueue(encodeFinish(message.channel));
+          return;
+        }
+        let payload: Uint8Array;
+        if ('payload' in message) {
+          payload = message.payload;
+        } else {
+          if (!endpoint) throw new TypeError('a frame message needs the encoder stream to have an endpoint codec');
+          const codec = typeof endpoint === 'function' ? endpoint(message.channel) : endpoint;
+          payload = codec.encode(message.frame);
+        }
+        controller.enqueue(encodeResponseHeader(message.channel, payload.length));
+        controller.enqueue(payload);
+      },
+    },
+    { highWaterMark: 1 },
+    { highWaterMark: options.highWaterMark ?? 1 << 20, size: (chunk) => chunk.byteLength },
+  );
+}
