@@ -1,0 +1,77 @@
+// Backpressure: a slow reader holds the writer back, so what is in flight
+// stays within the high-water mark plus one frame.
+//
+// Measured in bytes, not time: the writer counts what it has handed over,
+// the reader counts what it has taken, and the gap between them is what the
+// streams hold at that moment.
+
+import { describe, expect, it } from 'vitest';
+import { BACKENDS } from './backends.js';
+import { readResource } from '../src/frame/endpoints.js';
+import { createRelay } from '../src/relay/relay.js';
+import { createEncoderStream, type ChannelMessage } from '../src/streams/encoder-stream.js';
+import { encodeFinish, encodeResponse } from '../src/records/record.js';
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+/** Reads slowly, one chunk per timer turn, tracking the largest gap between written and read. */
+async function slowRead(readable: ReadableStream<Uint8Array>, written: () => number): Promise<{ read: number; maxGap: number }> {
+  let read = 0;
+  let maxGap = 0;
+  for await (const chunk of readable) {
+    maxGap = Math.max(maxGap, written() - read);
+    read += chunk.length;
+    await tick();
+  }
+  return { read, maxGap };
+}
+
+describe('backpressure', () => {
+  it('an encoder stream holds at most the high-water mark plus one frame', async () => {
+    const highWaterMark = 256 * 1024;
+    const text = 'x'.repeat(60_000);
+    const frame = { kind: 'result' as const, result: { contents: [{ uri: 'u', text }] } };
+    const encoder = createEncoderStream({ endpoint: readResource, highWaterMark });
+    const frameBytes = 9 + readResource.encode(frame).length;
+    let written = 0;
+    const writing = (async () => {
+      const writer = encoder.writable.getWriter();
+      for (let ch = 0; ch < 200; ch++) {
+        await writer.ready;
+        const messages: ChannelMessage<never>[] = [{ channel: ch, frame } as never, { channel: ch, finish: true }];
+        for (const m of messages) {
+          await writer.write(m);
+          written += 'finish' in m ? 9 : frameBytes;
+        }
+      }
+      await writer.close();
+    })();
+    const { read, maxGap } = await slowRead(encoder.readable, () => written);
+    await writing;
+    expect(read).toBe(200 * (frameBytes + 9));
+    expect(maxGap).toBeLessThanOrEqual(highWaterMark + 2 * frameBytes);
+  });
+
+  for (const backend of BACKENDS) {
+    it(`the relay on ${backend.name} holds at most the high-water mark plus one chunk`, async () => {
+      const highWaterMark = 256 * 1024;
+      const frame = readResource.encode({ kind: 'result', result: { contents: [{ uri: 'u', blob: 'QUJD'.repeat(4000) }] } });
+      const record = Buffer.concat([encodeResponse(1, frame), encodeFinish(1)]);
+      const relay = createRelay({ backend, highWaterMark });
+      let written = 0;
+      const writing = (async () => {
+        const writer = relay.writable.getWriter();
+        for (let n = 0; n < 400; n++) {
+          await writer.ready;
+          await writer.write(record);
+          written += record.length;
+        }
+        await writer.close();
+      })();
+      const { read, maxGap } = await slowRead(relay.readable, () => written);
+      await writing;
+      expect(read).toBe(400 * record.length);
+      expect(maxGap).toBeLessThanOrEqual(highWaterMark + 2 * record.length);
+    });
+  }
+});

@@ -1,0 +1,195 @@
+// The relay: output bytes and faults exactly as WIRE.md implies, for every
+// public stream vector and for generated streams, under any chunking, on
+// every backend.
+//
+// The expected bytes come from a reference model written here from WIRE.md
+// alone (whole buffer, one record at a time), not from the relay's code.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BACKENDS } from './backends.js';
+import type { Backend } from '../src/backend/backend.js';
+import { endpointCodec, readResource } from '../src/frame/endpoints.js';
+import { FrameError } from '../src/frame/frame-error.js';
+import type { FrameCodec } from '../src/frame/codec.js';
+import { createRelay, type ValidationLevel } from '../src/relay/relay.js';
+import type { RelayFault } from '../src/relay/fault.js';
+import { encodeFinish, encodeResponse, readU32 } from '../src/records/record.js';
+import { pipeIterable } from '../src/streams/iterate.js';
+import { jsBackend } from '../src/backend/js.js';
+import { Gen, rng, stream } from './support/generate.js';
+
+const SEED = Number(process.env.MCP_FRAMES_SEED ?? Date.now() % 2 ** 31);
+const VECTORS = JSON.parse(fs.readFileSync(path.resolve(process.cwd(), '../shared/conformance/streams.json'), 'utf8')) as Array<{
+  name: string;
+  endpoint: string;
+  hex: string;
+}>;
+
+interface Expected {
+  bytes: Uint8Array;
+  faults: RelayFault[];
+  errored: boolean;
+}
+
+/** What WIRE.md says a relay sends downstream, and what it reports. */
+function model(input: Uint8Array, level: ValidationLevel, codec: FrameCodec<unknown>, maxFrameBytes: number, maxOpenChannels: number): Expected {
+  const out: number[] = [];
+  const faults: RelayFault[] = [];
+  const open = new Map<number, number>();
+  let pos = 0;
+  const stop = (reason: RelayFault['reason']): Expected => {
+    for (const channel of open.keys()) out.push(...encodeFinish(channel));
+    faults.push({ reason, offset: pos } as RelayFault);
+    return { bytes: Uint8Array.from(out), faults, errored: true };
+  };
+  while (pos < input.length) {
+    const kind = input[pos];
+    if (kind !== 1 && kind !== 2) return stop('bad-kind');
+    if (input.length - pos < 9) return stop('truncated');
+    const channel = readU32(input, pos + 1);
+    const length = readU32(input, pos + 5);
+    if (kind === 2) {
+      if (length !== 0) return stop('bad-finish');
+      out.push(...input.subarray(pos, pos + 9));
+      open.delete(channel);
+      pos += 9;
+      continue;
+    }
+    if (length > maxFrameBytes) return stop('oversize');
+    if (!open.has(channel) && open.size >= maxOpenChannels) return stop('too-many-channels');
+    if (input.length - pos - 9 < length) return stop('truncated');
+    const payload = input.subarray(pos + 9, pos + 9 + length);
+    if (open.has(channel)) {
+      faults.push({ reason: 'sequence-violation', channel, offset: pos });
+    } else {
+      open.set(channel, pos);
+      let failed: FrameError | null = null;
+      if (level === 'json') failed = codec.withBackend(jsBackend).validate(payload);
+      if (level === 'full') {
+        const frame = codec.withBackend(jsBackend).tryDecode(payload);
+        failed = frame instanceof FrameError ? frame : null;
+      }
+      if (failed) faults.push({ reason: 'frame-error', channel, offset: pos, frame: failed.toJSON() });
+      else out.push(...input.subarray(pos, pos + 9 + length));
+    }
+    pos += 9 + length;
+  }
+  for (const [channel, offset] of open) {
+    out.push(...encodeFinish(channel));
+    faults.push({ reason: 'incomplete', channel, offset });
+  }
+  return { bytes: Uint8Array.from(out), faults, errored: false };
+}
+
+async function relay(
+  input: Uint8Array,
+  cuts: number[],
+  options: { level: ValidationLevel; codec: FrameCodec<unknown>; backend: Backend; maxFrameBytes?: number; maxOpenChannels?: number },
+): Promise<Expected & { views: number }> {
+  const faults: RelayFault[] = [];
+  const r = createRelay({
+    validate: options.level,
+    endpoint: options.codec,
+    backend: options.backend,
+    maxFrameBytes: options.maxFrameBytes,
+    maxOpenChannels: options.maxOpenChannels,
+    onFault: (f) => faults.push(f),
+  });
+  const chunks: Uint8Array[] = [];
+  let from = 0;
+  for (const cut of [...cuts, input.length]) {
+    chunks.push(input.slice(from, cut));
+    from = cut;
+  }
+  const out: Uint8Array[] = [];
+  let errored = false;
+  const reading = (async () => {
+    try {
+      for await (const c of r.readable) out.push(c);
+    } catch {
+      errored = true;
+    }
+  })();
+  await pipeIterable(chunks, r.writable).catch(() => {});
+  await reading;
+  const bytes = new Uint8Array(out.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  let views = 0;
+  for (const c of out) {
+    if (chunks.some((chunk) => chunk.buffer === c.buffer)) views++;
+    bytes.set(c, at);
+    at += c.length;
+  }
+  return { bytes, faults, errored, views };
+}
+
+const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+
+describe.each(BACKENDS.map((b) => [b.name, b] as const))('relay on %s', (_name, backend) => {
+  for (const level of ['full', 'json', 'none'] as const) {
+    it(`gives every public stream vector's bytes and faults (--validate ${level})`, async () => {
+      for (const v of VECTORS) {
+        const input = Buffer.from(v.hex, 'hex');
+        const codec = endpointCodec(v.endpoint);
+        const want = model(input, level, codec, 16 * 1024 * 1024, 4096);
+        for (const cuts of [[], Array.from({ length: input.length - 1 }, (_, k) => k + 1)]) {
+          const got = await relay(input, cuts, { level, codec, backend });
+          expect(hex(got.bytes), v.name).toBe(hex(want.bytes));
+          expect(got.faults, v.name).toEqual(want.faults);
+          expect(got.errored, v.name).toBe(want.errored);
+        }
+      }
+    });
+  }
+
+  it('forwards a clean stream unchanged, as views of its input', async () => {
+    const input = Buffer.from(VECTORS.find((v) => v.name === 'interleaved channels finish in their own order')!.hex, 'hex');
+    const got = await relay(input, [], { level: 'full', codec: endpointCodec('list-resources'), backend });
+    expect(hex(got.bytes)).toBe(hex(input));
+    expect(got.views).toBe(1);
+  });
+
+  it(`matches the model on 2,000 generated streams under random chunking (seed ${SEED})`, async () => {
+    const g = new Gen(rng(SEED));
+    for (let n = 0; n < 2000; n++) {
+      const input = stream(g);
+      const cuts = Array.from({ length: g.int(4) }, () => g.int(input.length + 1)).sort((a, b) => a - b);
+      const level = g.pick(['full', 'json', 'none'] as const);
+      const maxOpenChannels = 1 + g.int(4);
+      const want = model(input, level, readResource, 4096, maxOpenChannels);
+      const got = await relay(input, cuts, { level, codec: readResource, backend, maxFrameBytes: 4096, maxOpenChannels });
+      const where = `seed ${SEED}, stream ${n}, level ${level}, cuts ${cuts}, input ${hex(input)}`;
+      expect(hex(got.bytes), where).toBe(hex(want.bytes));
+      expect(got.faults, where).toEqual(want.faults);
+      expect(got.errored, where).toBe(want.errored);
+    }
+  });
+
+  it('answers a hostile flood: channel ids, huge lengths, truncated tails', async () => {
+    const frame = readResource.encode({ kind: 'result', result: { contents: [] } });
+    // 10,000 channels opened, one past the limit of 4096 stops the stream.
+    const flood: Uint8Array[] = [];
+    for (let ch = 0; ch < 10_000; ch++) flood.push(encodeResponse(ch, frame));
+    const input = Buffer.concat(flood);
+    const got = await relay(input, [100_000, 200_000], { level: 'json', codec: readResource, backend });
+    expect(got.faults).toEqual([{ reason: 'too-many-channels', offset: 4096 * (9 + frame.length) }]);
+    expect(got.errored).toBe(true);
+    const want = model(input, 'json', readResource, 16 << 20, 4096);
+    expect(hex(got.bytes)).toBe(hex(want.bytes));
+
+    // A declared length of 2^32 - 1 is refused from the header, before a byte is held.
+    const before = process.memoryUsage().arrayBuffers;
+    const huge = Uint8Array.from([1, 1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0]);
+    const big = await relay(huge, [], { level: 'json', codec: readResource, backend });
+    expect(big.faults).toEqual([{ reason: 'oversize', offset: 0 }]);
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(8 << 20);
+
+    // A tail cut inside a record: the open channel gets its finish, then the stream errors.
+    const cut = Buffer.concat([encodeResponse(1, frame), encodeResponse(2, frame).subarray(0, 12)]);
+    const tail = await relay(cut, [5], { level: 'json', codec: readResource, backend });
+    expect(hex(tail.bytes)).toBe(hex(Buffer.concat([encodeResponse(1, frame), encodeFinish(1)])));
+    expect(tail.faults).toEqual([{ reason: 'truncated', offset: 9 + frame.length }]);
+  });
+});
