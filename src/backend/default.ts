@@ -1,7 +1,7 @@
 // Which backend a codec or decoder uses when the caller names none.
 //
-// The choice is made once, by the entry point the host loads (src/index.ts
-// for Node picks 'auto' at import), and stays made: hono's SmartRouter
+// The choice is made once, by the entry point the host loads (src/node.ts
+// picks 'auto' at import), and stays made: hono's SmartRouter
 // binds itself to the router that won, and so does this. Until an entry
 // chooses, the pure-JS backend serves.
 

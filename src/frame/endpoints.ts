@@ -118,7 +118,7 @@ export const UNSUPPORTED_RESULTS: Readonly<Record<string, string>> = Object.free
 
 /** The codec for an endpoint name; throws a RangeError naming the known ones. */
 export function endpointCodec(name: string): FrameCodec<unknown> {
-  const codec = ENDPOINTS[name];
+  const codec = Object.hasOwn(ENDPOINTS, name) ? ENDPOINTS[name] : undefined;
   if (!codec) throw new RangeError(`unknown endpoint '${name}': one of ${Object.keys(ENDPOINTS).join(', ')}`);
   return codec;
 }

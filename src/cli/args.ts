@@ -1,0 +1,102 @@
+// The flags every command shares: which endpoint, which backend, which limits.
+//
+// # Bad usage is exit status 2, found before any input is read
+//
+// Every flag is checked, the endpoint named, the limits ranged and the
+// backend loaded before a byte of input is taken, so a mistyped command
+// never prints half an answer. Each problem is one UsageError, printed by
+// main as one line on stderr.
+
+import { parseArgs } from 'node:util';
+import type { Backend } from '../backend/backend.js';
+import { BACKEND_CHOICES, BackendUnavailableError, loadBackend, type BackendChoice } from '../backend/node.js';
+import type { FrameCodec } from '../frame/codec.js';
+import { ENDPOINTS } from '../frame/endpoints.js';
+import { U32_MAX } from '../records/record.js';
+
+/** A command line the CLI cannot run; main prints it and exits 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+  /**
+   * Whether to point at --help: yes for a command line written wrong, no
+   * when it was right and the world said no (a backend, a file).
+   */
+  constructor(
+    message: string,
+    readonly hint = true,
+  ) {
+    super(message);
+  }
+}
+
+export interface FlagSpec {
+  readonly [flag: string]: { readonly type: 'string' | 'boolean'; readonly short?: string };
+}
+
+export interface Flags {
+  readonly values: Readonly<Record<string, string | boolean | undefined>>;
+  readonly positionals: readonly string[];
+}
+
+/** --backend and --help, which every command takes. */
+export const COMMON_FLAGS = {
+  backend: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies FlagSpec;
+
+/** Parses `args` for `command`: only the flags in `spec`, at most `maxPositionals` operands. */
+export function parseFlags(command: string, args: readonly string[], spec: FlagSpec, maxPositionals: number): Flags {
+  let parsed: Flags;
+  try {
+    parsed = parseArgs({ args: [...args], options: spec, strict: true, allowPositionals: true }) as Flags;
+  } catch (err) {
+    // node:util's messages go on to explain `--`; the first sentence is the news.
+    const first = err instanceof Error ? err.message.split(/\.(?:\s|$)/)[0] : String(err);
+    const text = first.charAt(0).toLowerCase() + first.slice(1);
+    throw new UsageError(`${command}: ${text}`);
+  }
+  if (parsed.positionals.length > maxPositionals) {
+    throw new UsageError(`${command}: unexpected argument '${parsed.positionals[maxPositionals]}'`);
+  }
+  return parsed;
+}
+
+/** The codec named by --endpoint, which is required. */
+export function endpointFlag(command: string, flags: Flags): FrameCodec<unknown> {
+  const name = flags.values.endpoint;
+  if (typeof name !== 'string') throw new UsageError(`${command}: --endpoint NAME is required (one of ${Object.keys(ENDPOINTS).join(', ')})`);
+  // hasOwn, not ENDPOINTS[name]: 'constructor' or 'toString' must not find Object's.
+  if (!Object.hasOwn(ENDPOINTS, name)) {
+    throw new UsageError(`${command}: unknown endpoint '${name}' (one of ${Object.keys(ENDPOINTS).join(', ')})`);
+  }
+  return ENDPOINTS[name];
+}
+
+/** The backend --backend names, loaded; 'auto' when the flag is absent. */
+export function backendFlag(command: string, flags: Flags): Backend {
+  const raw = flags.values.backend ?? 'auto';
+  const choice = BACKEND_CHOICES.find((c) => c === raw);
+  if (choice === undefined) throw new UsageError(`${command}: --backend must be one of ${BACKEND_CHOICES.join(', ')}, not '${raw}'`);
+  return load(choice);
+}
+
+function load(choice: BackendChoice): Backend {
+  try {
+    return loadBackend(choice);
+  } catch (err) {
+    if (err instanceof BackendUnavailableError) throw new UsageError(`backend ${choice} is not available: ${err.message}`, false);
+    throw err;
+  }
+}
+
+/**
+ * A limit given as decimal digits, from `min` to 2^32 - 1; undefined when
+ * the flag is absent, leaving the library's default.
+ */
+export function limitFlag(command: string, flags: Flags, flag: string, min: number): number | undefined {
+  const raw = flags.values[flag];
+  if (raw === undefined) return undefined;
+  const n = typeof raw === 'string' && /^[0-9]+$/.test(raw) ? Number(raw) : NaN;
+  if (!(n >= min && n <= U32_MAX)) throw new UsageError(`${command}: --${flag} must be a whole number from ${min} to ${U32_MAX}, not '${raw}'`);
+  return n;
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env node
+// mcp-frames on the command line: which command runs, and what its exit status says.
+//
+// # Exit statuses, and why they are set rather than called
+//
+// 0 is a clean answer, 1 is an answer about bad input (a record error, a
+// line that is not hex, a missed vector), 2 is a command line that could not
+// run, 70 is our bug. The status is put on process.exitCode, never passed
+// to process.exit(): exit() would drop output still queued on a pipe, and
+// the last line of a stream (its end) is the one a script reads first.
+
+import { LineWriter, OutputClosed, type Io } from './io.js';
+import { UsageError } from './args.js';
+import { decodeCommand } from './decode.js';
+import { inspectCommand } from './inspect.js';
+import { conformanceCommand } from './conformance.js';
+import { usage, version } from './usage.js';
+
+/** Exit status for our own bug: EX_SOFTWARE from sysexits.h. */
+const EXIT_BUG = 70;
+
+const COMMANDS: Readonly<Record<string, (args: readonly string[], io: Io) => Promise<number | 'help'>>> = {
+  decode: decodeCommand,
+  inspect: inspectCommand,
+  conformance: conformanceCommand,
+};
+
+/** Runs one command line; resolves to the exit status. */
+export async function main(argv: readonly string[], io: Io): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+      await io.out.line(usage().trimEnd());
+      return 0;
+    }
+    if (command === '--version') {
+      await io.out.line(version());
+      return 0;
+    }
+    if (!Object.hasOwn(COMMANDS, command)) {
+      const what = command.startsWith('-') ? 'flag' : 'command';
+      throw new UsageError(`unknown ${what} '${command}' (commands: ${Object.keys(COMMANDS).join(', ')}, help)`);
+    }
+    const status = await COMMANDS[command](rest, io);
+    if (status === 'help') {
+      await io.out.line(usage().trimEnd());
+      return 0;
+    }
+    return status;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.err(`mcp-frames: ${err.message}${err.hint ? '; see mcp-frames --help' : ''}`);
+      return 2;
+    }
+    // The reader of stdout has gone (`| head`): there is no one left to tell.
+    if (err instanceof OutputClosed) return 0;
+    io.err(`mcp-frames: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    return EXIT_BUG;
+  }
+}
+
+const io: Io = {
+  // A getter: a command that reads a file never touches stdin.
+  get input() {
+    return process.stdin;
+  },
+  out: new LineWriter(process.stdout),
+  err: (line) => void process.stderr.write(line + '\n'),
+  cwd: process.cwd(),
+};
+
+process.exitCode = await main(process.argv.slice(2), io);

@@ -1,0 +1,99 @@
+// What `mcp-frames --help` says: the commands, the flags, the limits and the exit statuses.
+//
+// The limits' defaults are printed from the constants the decoder uses, so
+// the help cannot drift from the behaviour.
+
+import { readFileSync } from 'node:fs';
+import { BACKEND_CHOICES } from '../backend/node.js';
+import { ENDPOINTS } from '../frame/endpoints.js';
+import { DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_OPEN_CHANNELS } from '../records/limits.js';
+import { U32_MAX } from '../records/record.js';
+import { DEFAULT_VECTORS_DIR } from './conformance.js';
+import { size } from './output.js';
+
+/** The package's version, from the package.json two folders above this module (dist/cli/). */
+export function version(): string {
+  const pkg: unknown = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+  return String((pkg as { version?: unknown }).version);
+}
+
+export function usage(): string {
+  return `mcp-frames ${version()}: MCP channel responses as frames, sequences and records
+
+Usage:
+  mcp-frames decode --endpoint NAME --hex [--backend B]
+      Reads stdin: one payload per line, in hex. An empty line is the empty
+      payload; a "\\r" before the "\\n" is ignored; a final newline does not
+      add a line. Prints one JSON line per input line, in order:
+        {"kind":"result","result":...}         a result, as the server sent it
+        {"kind":"error","error":...}           the MCP server's error, as sent
+        {"kind":"frame-error","reason":...}    not a frame: empty, unknown-tag,
+                                               or body (with rule and offset)
+        {"kind":"input-error","line":N,...}    the line is not hex; decoding
+                                               goes on with the next line
+
+  mcp-frames inspect --endpoint NAME [--backend B] [--json]
+                     [--max-frame-bytes N] [--max-open-channels N] [FILE|-]
+      Reads a record stream from FILE, or from stdin when FILE is absent or
+      "-", and prints each channel's outcome as soon as it is known, then
+      how the stream ended: a table, or with --json one JSON line each:
+        {"channel":n,"outcome":"result"|"error"|"frame-error"|"not-carried"
+                              |"sequence-violation"|"incomplete",...}
+        {"end":"ok"}  or  {"end":"record-error","reason":...,"offset":n}
+
+  mcp-frames conformance [--backend B] [DIR]
+      Answers the vectors in DIR/frames.json and DIR/streams.json, one line
+      each, then "conformance (BACKEND): N/M vectors answered exactly".
+      DIR defaults to ${DEFAULT_VECTORS_DIR}, from the current directory.
+
+  mcp-frames help | --help | -h      this text (also: COMMAND --help)
+  mcp-frames --version               the package version
+
+Flags:
+  --endpoint NAME         the result every frame carries; one of:
+${wrap(Object.keys(ENDPOINTS).join(', '), 26)}
+  --backend B             who checks the bytes; one of:
+${wrap(BACKEND_CHOICES.join(', '), 26)}
+                          default auto: the WebAssembly core when it loads,
+                          else js. wasm: the SIMD build when the host runs
+                          it, else the scalar one.
+  --hex                   the input format of decode (required; the only one)
+  --json                  inspect: JSON lines instead of a table
+  --max-frame-bytes N     the largest payload a response may declare, checked
+                          from the record header; default ${DEFAULT_MAX_FRAME_BYTES} (${size(DEFAULT_MAX_FRAME_BYTES)}),
+                          from 0 up to ${U32_MAX} (2^32 - 1)
+  --max-open-channels N   how many channels may be open at once (a response,
+                          no finish yet); default ${DEFAULT_MAX_OPEN_CHANNELS}, from 1 up to ${U32_MAX}
+  Limits are whole numbers in decimal; breaking one is a record error
+  (oversize, too-many-channels) that stops the stream.
+
+Exit status:
+  0  decode: every line was hex. inspect: the stream ended ok.
+     conformance: every vector answered exactly. help, --version.
+  1  decode: some line was not hex (its input-error line was printed).
+     inspect: a record error stopped the stream.
+     conformance: some vector was not answered exactly.
+  2  bad usage: an unknown command or flag, a missing or unknown --endpoint,
+     decode without --hex, a bad limit, a backend that is not available
+     here, or a file that cannot be read. One line on stderr says which.
+  70 a bug in mcp-frames: an unexpected error, with its stack on stderr.
+  A frame error, a not-carried exchange or a sequence violation is an
+  answer about the input, not a failure: it does not change the status.
+`;
+}
+
+/** `text` broken at spaces into lines of at most 78 columns, each indented by `indent`. */
+function wrap(text: string, indent: number): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && indent + line.length + 1 + word.length > 78) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line ? `${line} ${word}` : word;
+    }
+  }
+  if (line) lines.push(line);
+  return lines.map((l) => ' '.repeat(indent) + l).join('\n');
+}
