@@ -78,6 +78,8 @@ export interface Io {
   readonly input: AsyncIterable<Uint8Array | string>;
   /** stdout, a line at a time. */
   readonly out: LineWriter;
+  /** stdout for bytes (the relay's output). */
+  readonly bytes: import('node:stream').Writable;
   /** One line to stderr: diagnostics only, never data. */
   readonly err: (line: string) => void;
   /** The directory relative paths are read from. */

@@ -14,6 +14,7 @@ import { UsageError } from './args.js';
 import { decodeCommand } from './decode.js';
 import { inspectCommand } from './inspect.js';
 import { conformanceCommand } from './conformance.js';
+import { relayCommand } from './relay.js';
 import { usage, version } from './usage.js';
 
 /** Exit status for our own bug: EX_SOFTWARE from sysexits.h. */
@@ -22,6 +23,7 @@ const EXIT_BUG = 70;
 const COMMANDS: Readonly<Record<string, (args: readonly string[], io: Io) => Promise<number | 'help'>>> = {
   decode: decodeCommand,
   inspect: inspectCommand,
+  relay: relayCommand,
   conformance: conformanceCommand,
 };
 
@@ -65,6 +67,7 @@ const io: Io = {
     return process.stdin;
   },
   out: new LineWriter(process.stdout),
+  bytes: process.stdout,
   err: (line) => void process.stderr.write(line + '\n'),
   cwd: process.cwd(),
 };

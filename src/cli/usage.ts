@@ -41,6 +41,18 @@ Usage:
                               |"sequence-violation"|"incomplete",...}
         {"end":"ok"}  or  {"end":"record-error","reason":...,"offset":n}
 
+  mcp-frames relay [--validate json|full|none] [--endpoint NAME] [--backend B]
+                   [--max-frame-bytes N] [--max-open-channels N] [IN [OUT]]
+  mcp-frames relay --listen HOST:PORT --upstream HOST:PORT [same flags]
+      Forwards every valid record byte for byte, from IN (or stdin) to OUT
+      (or stdout), or from each TCP client's own upstream connection back to
+      the client. A response whose frame fails is dropped and its finish goes
+      alone (not carried); an extra response is dropped; on a record error or
+      at the end, every open channel gets its finish. Each fault is one JSON
+      line on stderr. --validate json (default) checks the tag and strict
+      JSON; full also the --endpoint schema; none only records and sequences.
+      A TCP relay prints {"listening":...} on stderr and runs until SIGINT.
+
   mcp-frames conformance [--backend B] [DIR]
       Answers the vectors in DIR/frames.json and DIR/streams.json, one line
       each, then "conformance (BACKEND): N/M vectors answered exactly".
@@ -68,10 +80,10 @@ ${wrap(BACKEND_CHOICES.join(', '), 26)}
   (oversize, too-many-channels) that stops the stream.
 
 Exit status:
-  0  decode: every line was hex. inspect: the stream ended ok.
+  0  decode: every line was hex. inspect, relay: the stream ended ok.
      conformance: every vector answered exactly. help, --version.
   1  decode: some line was not hex (its input-error line was printed).
-     inspect: a record error stopped the stream.
+     inspect, relay: a record error stopped the stream.
      conformance: some vector was not answered exactly.
   2  bad usage: an unknown command or flag, a missing or unknown --endpoint,
      decode without --hex, a bad limit, a backend that is not available
