@@ -11,7 +11,7 @@ import { defaultBackend } from '../backend/default.js';
 import { resolveLimits, type StreamLimits } from './limits.js';
 import type { RecordReader } from './reader.js';
 import type { RecordFault } from './record-error.js';
-import { ChannelSequence, type CodecChoice } from './sequence.js';
+import { ChannelSequence, type CodecChoice, type RecordInfo } from './sequence.js';
 import type { StreamEvent } from './outcome.js';
 
 export interface StreamDecoderOptions<R> extends StreamLimits {
@@ -19,6 +19,8 @@ export interface StreamDecoderOptions<R> extends StreamLimits {
   endpoint: CodecChoice<R>;
   /** The backend that checks bytes; the default backend if left out. */
   backend?: Backend;
+  /** Told of every record as it is read, before its outcome: for metrics and logs. */
+  onRecord?: (record: RecordInfo) => void;
 }
 
 export class StreamDecoder<R = unknown> {
@@ -31,7 +33,7 @@ export class StreamDecoder<R = unknown> {
   constructor(options: StreamDecoderOptions<R>) {
     const limits = resolveLimits(options);
     this.backend = options.backend ?? defaultBackend();
-    this.sequence = new ChannelSequence<R>(options.endpoint, this.backend, limits.maxOpenChannels, (o) => this.events.push(o));
+    this.sequence = new ChannelSequence<R>(options.endpoint, this.backend, limits.maxOpenChannels, (o) => this.events.push(o), options.onRecord);
     this.reader = this.backend.createReader({ maxFrameBytes: limits.maxFrameBytes }, this.sequence);
   }
 

@@ -24,6 +24,14 @@ import type { Outcome } from './outcome.js';
 /** The codec of each channel's endpoint, chosen by the caller. */
 export type CodecChoice<R> = FrameCodec<R> | ((channel: number) => FrameCodec<R>);
 
+/** A record as it was read: which kind, on which channel, where, and how long its payload. */
+export interface RecordInfo {
+  kind: 'response' | 'finish';
+  channel: number;
+  offset: number;
+  length: number;
+}
+
 interface Open<R> {
   /** The frame, decoded; null once a second response arrived. */
   frame: Frame<R> | FrameError | null;
@@ -37,6 +45,7 @@ export class ChannelSequence<R> implements RecordSink {
     private readonly backend: Backend,
     private readonly maxOpenChannels: number,
     private readonly emit: (outcome: Outcome<R>) => void,
+    private readonly onRecord?: (record: RecordInfo) => void,
   ) {}
 
   /** How many channels have a response and no finish yet. */
@@ -48,7 +57,8 @@ export class ChannelSequence<R> implements RecordSink {
     return this.open.size < this.maxOpenChannels || this.open.has(channel);
   }
 
-  response(channel: number, payload: Uint8Array, _offset: number, fault: FrameFault | null | undefined): void {
+  response(channel: number, payload: Uint8Array, offset: number, fault: FrameFault | null | undefined): void {
+    this.onRecord?.({ kind: 'response', channel, offset, length: payload.length });
     const open = this.open.get(channel);
     if (open) {
       open.frame = null;
@@ -59,7 +69,8 @@ export class ChannelSequence<R> implements RecordSink {
     this.open.set(channel, { frame });
   }
 
-  finish(channel: number): void {
+  finish(channel: number, offset: number): void {
+    this.onRecord?.({ kind: 'finish', channel, offset, length: 0 });
     const open = this.open.get(channel);
     if (!open) {
       this.emit({ channel, outcome: 'not-carried' });

@@ -64,6 +64,10 @@ export function createTcpRelay(options: TcpRelayOptions): net.Server {
   return net.createServer((client) => {
     const id = ++connections;
     const upstream = net.connect(options.upstream);
+    // Records go out as soon as they are validated, often as several small
+    // writes: Nagle's algorithm would hold them back for an ACK.
+    client.setNoDelay(true);
+    upstream.setNoDelay(true);
     const relay = createRelay({ ...options, onFault: (fault) => options.onFault?.(fault, id) });
     client.on('error', () => upstream.destroy());
     client.on('close', () => upstream.destroy());
