@@ -191,8 +191,8 @@ function scanNumber(p: usize, end: usize): usize {
     if (!isDigit(load<u8>(p))) return fail(JSON_SYNTAX, p);
     while (p < end && isDigit(load<u8>(p))) p++;
   }
-  // Only an exponent or 309 digits can reach 1.8e308: check the rest cheaply.
-  if ((!plain || p - start > 309) && !isFiniteLiteral(start, p)) return fail(NUMBER_RANGE, start);
+  // Only an exponent or 309 digits can reach 1.8e308 (T has 309): the rest is finite.
+  if ((!plain || p - start >= 309) && !isFiniteLiteral(start, p)) return fail(NUMBER_RANGE, start);
   return p;
 }
 

@@ -190,8 +190,8 @@ function scanNumber(b: Uint8Array, i: number, end: number): number | TextFault {
     if (b[i] < 0x30 || b[i] > 0x39) return fault(Status.JsonSyntax, i);
     while (i < end && b[i] >= 0x30 && b[i] <= 0x39) i++;
   }
-  // Only an exponent or 309 digits can reach 1.8e308: check the rest cheaply.
-  if ((!plain || i - start > 309) && !isFiniteLiteral(b, start, i)) return fault(Status.NumberRange, start);
+  // Only an exponent or 309 digits can reach 1.8e308 (T has 309): the rest is finite.
+  if ((!plain || i - start >= 309) && !isFiniteLiteral(b, start, i)) return fault(Status.NumberRange, start);
   return i;
 }
 
