@@ -37,7 +37,7 @@ interface Walk {
   path: PropertyKey[];
 }
 
-function check(value: unknown, walk: Walk, inArray: boolean): void {
+function check(value: unknown, walk: Walk, inArray: boolean, afterToJSON = false): void {
   switch (typeof value) {
     case 'string':
       if (!isWellFormed(value)) throw new EncodeError('a lone surrogate in a string (rule 4.1)', walk.path.slice());
@@ -56,12 +56,21 @@ function check(value: unknown, walk: Walk, inArray: boolean): void {
   }
   if (value === null) return;
   const object = value as Record<string, unknown> & { toJSON?: unknown };
-  if (typeof object.toJSON === 'function') {
+  // JSON.stringify calls toJSON once per value, not again on what it returns.
+  if (!afterToJSON && typeof object.toJSON === 'function') {
     walk.converted = true;
     const key = walk.path.length ? String(walk.path[walk.path.length - 1]) : '';
-    check((object.toJSON as (key: string) => unknown)(key), walk, inArray);
+    check((object.toJSON as (key: string) => unknown)(key), walk, inArray, true);
     return;
   }
+  // Boxed primitives are written as the primitive they hold (ECMA-262,
+  // SerializeJSONProperty), so they are judged as that primitive.
+  if (object instanceof Number || object instanceof String || object instanceof Boolean) {
+    walk.converted = true;
+    check(object.valueOf(), walk, inArray, true);
+    return;
+  }
+  if (typeof BigInt === 'function' && object instanceof BigInt) throw new EncodeError('a boxed bigint is not JSON', walk.path.slice());
   if (walk.ancestors.includes(object)) throw new EncodeError('a cycle', walk.path.slice());
   if (walk.ancestors.length >= MAX_DEPTH) throw new EncodeError('more than 127 arrays and objects nested (rule 4.1)', walk.path.slice());
   walk.ancestors.push(object);

@@ -6,7 +6,7 @@
 // A record whose header is all in hand is judged at once: its kind, a
 // finish's zero length, the frame limit, and (through the sink) whether a
 // response may open one more channel. Only then is a payload that runs past
-// the chunk given a buffer, of exactly its declared length. A record that is
+// the chunk held (src/records/held-bytes.ts). A record that is
 // whole inside a chunk is handed on as a view of that chunk, with no copy.
 //
 // # Incomplete is not malformed
@@ -18,6 +18,7 @@ import { Status } from '../backend/status.js';
 import type { FrameFault } from '../backend/backend.js';
 import { HEADER_SIZE, KIND_FINISH, KIND_RESPONSE, readU32 } from './record.js';
 import { recordFault, type RecordFault } from './record-error.js';
+import { HeldBytes } from './held-bytes.js';
 
 export interface ReaderLimits {
   /** The largest payload a response may declare (WIRE.md section 6). */
@@ -58,9 +59,8 @@ export class JsRecordReader implements RecordReader {
   private recordOffset = 0;
   private readonly header = new Uint8Array(HEADER_SIZE);
   private headerFill = 0;
-  /** The buffer of a response whose payload runs past a chunk. */
-  private payload: Uint8Array | null = null;
-  private payloadFill = 0;
+  /** The payload of a response that runs past a chunk, as it arrives. */
+  private payload: HeldBytes | null = null;
   private channel = 0;
   private failed: RecordFault | null = null;
 
@@ -70,7 +70,7 @@ export class JsRecordReader implements RecordReader {
   ) {}
 
   get position(): number {
-    return this.recordOffset + (this.payload ? HEADER_SIZE + this.payloadFill : this.headerFill);
+    return this.recordOffset + (this.payload ? HEADER_SIZE + this.payload.length : this.headerFill);
   }
 
   private fail(status: number): RecordFault {
@@ -99,12 +99,11 @@ export class JsRecordReader implements RecordReader {
     while (i < n) {
       if (this.payload !== null) {
         // Filling a payload that was cut.
-        const take = Math.min(this.payload.length - this.payloadFill, n - i);
-        this.payload.set(chunk.subarray(i, i + take), this.payloadFill);
-        this.payloadFill += take;
+        const take = Math.min(this.payload.missing, n - i);
+        this.payload.append(chunk.subarray(i, i + take));
         i += take;
-        if (this.payloadFill === this.payload.length) {
-          const payload = this.payload;
+        if (this.payload.missing === 0) {
+          const payload = this.payload.bytes();
           this.payload = null;
           this.completeResponse(payload);
         }
@@ -145,8 +144,7 @@ export class JsRecordReader implements RecordReader {
         i += length;
         this.completeResponse(chunk.subarray(i - length, i));
       } else {
-        this.payload = new Uint8Array(length);
-        this.payloadFill = 0;
+        this.payload = new HeldBytes(length);
       }
     }
     return null;

@@ -14,6 +14,7 @@ import type { RecordReader, RecordSink, ReaderLimits } from '../../records/reade
 import { recordFault, type RecordFault } from '../../records/record-error.js';
 import { HEADER_SIZE, KIND_FINISH } from '../../records/record.js';
 import { Core } from './core.js';
+import { HeldBytes } from '../../records/held-bytes.js';
 
 const EMPTY: FrameFault = { status: Status.Empty, offset: -1 };
 const UNKNOWN_TAG: FrameFault = { status: Status.UnknownTag, offset: 0 };
@@ -74,19 +75,19 @@ const WINDOW = 1 << 20;
  *
  * # A cut record waits in JS
  *
- * The bytes of a record cut by the end of a chunk are kept in a JS buffer
- * until the rest arrives. Once the header is in hand, the buffer is made at
- * exactly the declared length (the core has checked it against the limit,
- * and the sink has admitted the channel), later chunks are appended to it
- * without a scan, and the record is scanned once, whole. Scratch never holds
+ * The bytes of a record cut by the end of a chunk are kept in JS until the
+ * rest arrives (src/records/held-bytes.ts: the buffer grows with what
+ * arrives, not with what the header declares). Once the header is in hand
+ * (the core has checked it against the limit, and the sink has admitted the
+ * channel), later chunks are appended without a scan, and the record is
+ * scanned once, whole. Scratch never holds
  * more than one window of a chunk, or one whole record.
  */
 export class WasmRecordReader implements RecordReader {
   /** Stream offset of the next byte not yet in a whole record. */
   private base = 0;
-  /** The cut record's bytes so far. */
-  private held: Uint8Array = new Uint8Array(HEADER_SIZE);
-  private heldLength = 0;
+  /** The cut record's bytes so far, or null between records. */
+  private held: HeldBytes | null = null;
   /** The cut record's whole size, once its header is in hand (else 0). */
   private need = 0;
   private failed: RecordFault | null = null;
@@ -99,7 +100,7 @@ export class WasmRecordReader implements RecordReader {
   ) {}
 
   get position(): number {
-    return this.base + this.heldLength;
+    return this.base + (this.held?.length ?? 0);
   }
 
   private fail(status: number, at: number): RecordFault {
@@ -115,20 +116,20 @@ export class WasmRecordReader implements RecordReader {
   }
 
   private pushWindow(chunk: Uint8Array): void {
-    if (this.need > 0 && this.heldLength + chunk.length < this.need) {
-      this.held.set(chunk, this.heldLength);
-      this.heldLength += chunk.length;
+    const held = this.held;
+    if (held && this.need > 0 && held.length + chunk.length < this.need) {
+      held.append(chunk);
       return;
     }
     const core = this.pool.acquire();
     try {
-      const held = this.heldLength;
-      core.reserve(held + chunk.length);
-      if (held > 0) core.bytes.set(this.held.subarray(0, held), core.scratch);
-      core.bytes.set(chunk, core.scratch + held);
-      this.heldLength = 0;
+      const heldLength = held?.length ?? 0;
+      core.reserve(heldLength + chunk.length);
+      if (held) core.bytes.set(held.bytes(), core.scratch);
+      core.bytes.set(chunk, core.scratch + heldLength);
+      this.held = null;
       this.need = 0;
-      this.scan(core, held + chunk.length);
+      this.scan(core, heldLength + chunk.length);
     } finally {
       this.pool.release(core);
     }
@@ -171,12 +172,11 @@ export class WasmRecordReader implements RecordReader {
         return;
       }
       this.need = HEADER_SIZE + (stop[4] >>> 0);
-      if (this.held.length < this.need || this.held.length > 4 * HEADER_SIZE) this.held = new Uint8Array(this.need);
-    } else if (this.held.length > 4 * HEADER_SIZE) {
-      this.held = new Uint8Array(HEADER_SIZE);
+      this.held = new HeldBytes(this.need);
+    } else {
+      this.held = new HeldBytes(HEADER_SIZE); // a cut header: fewer than 9 bytes
     }
-    this.held.set(core.bytes.subarray(core.scratch + at, core.scratch + total));
-    this.heldLength = total - at;
+    this.held.append(core.bytes.subarray(core.scratch + at, core.scratch + total));
   }
 
   /** Hands the table's entries to the sink, in order. Returns true when a refused channel stopped the stream. */
@@ -202,7 +202,7 @@ export class WasmRecordReader implements RecordReader {
 
   end(): RecordFault | null {
     if (this.failed) return this.failed;
-    if (this.heldLength > 0) return this.fail(Status.Truncated, this.base);
+    if (this.held) return this.fail(Status.Truncated, this.base);
     return null;
   }
 }
