@@ -1,0 +1,24 @@
+// A page: the package by name (the "browser" condition, through a bundler), the vectors fetched from the serving harness, the report left on window.
+
+import * as lib from 'mcp-frames';
+import { runSmoke } from '../smoke.js';
+
+async function main() {
+  const response = await fetch('/vectors.json');
+  if (!response.ok) throw new Error(`GET /vectors.json: ${response.status}`);
+  const vectors = await response.json();
+  // What the page saw before `ready`: the JS path serves until the core is compiled.
+  const before = lib.backend;
+  const report = await runSmoke(lib, vectors);
+  report.before = before;
+  return report;
+}
+
+main().then(
+  (report) => {
+    window.smokeResult = { report };
+  },
+  (error) => {
+    window.smokeResult = { error: error?.stack ?? String(error) };
+  },
+);
