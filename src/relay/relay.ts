@@ -15,9 +15,10 @@
 //
 // A record that lies whole inside an input chunk goes downstream as a
 // subarray of that chunk, and neighbouring forwarded records go as one view.
-// Only a record cut across chunks is forwarded from a copy, made of its
-// header (fixed by kind, channel and length, so rewritten identically) and
-// its payload: the copy the chunking forces.
+// A record cut across chunks goes downstream as the views of the chunks it
+// came in, kept until the reader has the whole record and it has passed:
+// the relay itself copies nothing. (The reader holds its own copy of a cut
+// record to check it whole; that is the copy the chunking forces.)
 
 import type { Backend } from '../backend/backend.js';
 import { defaultBackend } from '../backend/default.js';
@@ -27,7 +28,7 @@ import { FrameError } from '../frame/frame-error.js';
 import { resolveLimits, type StreamLimits } from '../records/limits.js';
 import type { RecordReader, RecordSink } from '../records/reader.js';
 import { RecordError, type RecordFault } from '../records/record-error.js';
-import { encodeFinish, encodeResponseHeader, HEADER_SIZE } from '../records/record.js';
+import { encodeFinish, HEADER_SIZE } from '../records/record.js';
 import type { FrameFault } from '../backend/backend.js';
 import type { RelayFault } from './fault.js';
 import { OutputQueue } from './output-queue.js';
@@ -71,6 +72,10 @@ export class RelayCore implements RecordSink {
   /** A run of forwarded bytes in the chunk, not yet handed on. */
   private runStart = 0;
   private runEnd = 0;
+  /** Stream offset just past the last whole record. */
+  private lastEnd = 0;
+  /** Views of the input that hold the cut record's bytes so far. */
+  private pending: Uint8Array[] = [];
   private stopped: RecordFault | null = null;
 
   constructor(
@@ -101,7 +106,13 @@ export class RelayCore implements RecordSink {
     this.runStart = this.runEnd = 0;
     const fault = this.reader.push(chunk);
     this.flush();
-    this.chunkBase += chunk.length;
+    const chunkEnd = this.chunkBase + chunk.length;
+    if (this.lastEnd < chunkEnd) {
+      // A record is cut at the end of this chunk: keep its bytes as views.
+      if (this.lastEnd >= this.chunkBase) this.pending = [chunk.subarray(this.lastEnd - this.chunkBase)];
+      else this.pending.push(chunk);
+    }
+    this.chunkBase = chunkEnd;
     this.chunk = new Uint8Array(0);
     if (fault) this.stop(fault);
     return fault;
@@ -136,6 +147,7 @@ export class RelayCore implements RecordSink {
 
   private stop(fault: RecordFault): void {
     this.stopped = fault;
+    this.pending = [];
     for (const channel of this.open.keys()) this.forward(encodeFinish(channel));
     this.open.clear();
     this.report({ reason: fault.reason, offset: fault.offset });
@@ -148,28 +160,26 @@ export class RelayCore implements RecordSink {
   }
 
   response(channel: number, payload: Uint8Array, offset: number, fault: FrameFault | null | undefined): void {
+    this.lastEnd = offset + HEADER_SIZE + payload.length;
     if (this.open.has(channel)) {
       this.report({ reason: 'sequence-violation', channel, offset });
+      this.drop();
       return;
     }
     this.open.set(channel, { offset });
     const failed = this.judge(channel, payload, fault);
     if (failed) {
       this.report({ reason: 'frame-error', channel, offset, frame: failed.toJSON() });
+      this.drop();
       return;
     }
-    this.pass(offset, HEADER_SIZE + payload.length, () => {
-      const header = encodeResponseHeader(channel, payload.length);
-      const whole = new Uint8Array(HEADER_SIZE + payload.length);
-      whole.set(header);
-      whole.set(payload, HEADER_SIZE);
-      return whole;
-    });
+    this.pass(offset, HEADER_SIZE + payload.length);
   }
 
   finish(channel: number, offset: number): void {
+    this.lastEnd = offset + HEADER_SIZE;
     this.open.delete(channel);
-    this.pass(offset, HEADER_SIZE, () => encodeFinish(channel));
+    this.pass(offset, HEADER_SIZE);
   }
 
   /** The frame's failure, or null when it passes at the configured level. */
@@ -185,16 +195,24 @@ export class RelayCore implements RecordSink {
     return frame instanceof FrameError ? frame : null;
   }
 
+  /** A record that is not forwarded: forget the views of its earlier bytes. */
+  private drop(): void {
+    this.pending = [];
+  }
+
   /**
-   * Forwards the record at stream offset `offset`: as part of the current
-   * run when it lies whole in the chunk, else from `copy()`.
+   * Forwards the record at stream offset `offset` as views of the input:
+   * the views kept for its earlier bytes when it began in an earlier chunk,
+   * and its bytes in this chunk as part of the current run.
    */
-  private pass(offset: number, length: number, copy: () => Uint8Array): void {
-    const start = offset - this.chunkBase;
+  private pass(offset: number, length: number): void {
+    let start = offset - this.chunkBase;
     if (start < 0) {
       this.flush();
-      this.forward(copy());
-      return;
+      for (const view of this.pending) this.forward(view);
+      this.pending = [];
+      this.runStart = this.runEnd = start = 0;
+      length = offset + length - this.chunkBase;
     }
     if (start !== this.runEnd) {
       this.flush();
