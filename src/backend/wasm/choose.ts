@@ -14,14 +14,29 @@ export interface CoreBuilds {
   scalar?: BufferSource | WebAssembly.Module;
 }
 
+/**
+ * Whether `x` is a compiled module. Not `instanceof`: a host that runs code
+ * in its own realm (edge-runtime's vm context, Next.js edge routes) hands in
+ * a Module made by another realm's WebAssembly. Module.exports() checks the
+ * internal brand, which holds across realms.
+ */
+function isModule(x: unknown): x is WebAssembly.Module {
+  try {
+    WebAssembly.Module.exports(x as WebAssembly.Module);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function compile(build: BufferSource | WebAssembly.Module): WebAssembly.Module {
-  return build instanceof WebAssembly.Module ? build : new WebAssembly.Module(build);
+  return isModule(build) ? build : new WebAssembly.Module(build);
 }
 
 /** Whether this host runs the SIMD build. */
 export function hostHasSimd(simd: BufferSource | WebAssembly.Module | undefined): boolean {
   if (!simd) return false;
-  if (simd instanceof WebAssembly.Module) return true;
+  if (isModule(simd)) return true;
   return typeof WebAssembly !== 'undefined' && WebAssembly.validate(simd);
 }
 
