@@ -5,30 +5,36 @@
 //   runtime NAME: pass (backend B, N checks)     or   runtime NAME: fail (reason)
 //   bundler NAME: pass (backend B, N checks)     or   bundler NAME: fail (reason)
 //
-// A runtime that cannot start fails with its reason; nothing is skipped.
-// A pass needs every check of the suite to hold, the backend to be
-// wasm-simd (all six hosts run SIMD), and 'mcp-frames' to have resolved to
-// the entry written for that host.
+// then one summary line with the timings. A runtime that cannot start fails
+// with its reason; nothing is skipped. A pass needs every check of the
+// suite to hold, the backend to be wasm-simd (all six hosts run SIMD), and
+// 'mcp-frames' to have resolved to the entry written for that host.
 //
 // # The vectors
 //
 // Read from ../shared/conformance beside the project, never copied into it,
-// and handed to each runtime as data: on stdin, as a request body, or
-// served to a page.
+// and handed to each runtime as data: on stdin (node, deno, bun), as a
+// request body (workerd, edge-runtime), or served to a page (chromium and
+// the bundled pages).
 //
-// Run from the project root after `npm run build`.
+// # One at a time
+//
+// The checks run one after another: the machine has two cores, the whole
+// matrix takes seconds, and the lines come out in a fixed order. One
+// Chromium serves the chromium runtime and both bundled pages.
+//
+// Run from anywhere after `npm run build`.
 
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runChild } from './run/process.js';
-import { launchChromium } from './run/chromium.js';
 import { bundle } from './run/bundle.js';
-import { runWorkerd } from './run/workerd.js';
-import { runEdge } from './run/edge.js';
 import { makeConsumer, buildWithEsbuild, buildWithVite } from './run/bundlers.js';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { launchChromium } from './run/chromium.js';
+import { runEdge } from './run/edge.js';
+import { runChild } from './run/process.js';
+import { runWorkerd } from './run/workerd.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const conformance = path.resolve(root, '../shared/conformance');
@@ -37,25 +43,88 @@ const bin = (name) => path.join(root, 'node_modules', '.bin', name);
 /** The backend every host here must give: all six run WebAssembly SIMD. */
 const EXPECTED_BACKEND = 'wasm-simd';
 
-/** Why a report is not a pass, or null when it is one. */
-function judge(report, { entry, expectEntry }) {
+/** How long one check may take, start to report, before it fails. */
+const CHECK_TIMEOUT_MS = 120_000;
+
+const PAGE = '<!doctype html>\n<meta charset="utf-8">\n<link rel="icon" href="data:,">\n<script type="module" src="./browser.js"></script>\n';
+
+/**
+ * The checks, in the order they print. `run(vectors)` resolves with
+ * { report, files } (files: what 'mcp-frames' resolved to, or what the
+ * bundle took in) or throws the reason. `entry` is the file that must be
+ * among them; `extra(report)` names a host-specific fault, or null.
+ */
+function checks(chromium) {
+  return [
+    {
+      kind: 'runtime',
+      name: 'node',
+      entry: 'dist/runtime/node.js',
+      run: async (vectors) => fromChild(await runChild(process.execPath, ['test/runtimes/hosts/process.js'], root, vectors)),
+    },
+    {
+      kind: 'runtime',
+      name: 'deno',
+      entry: 'dist/runtime/deno.js',
+      // Read access to the package only: the entry reads build/ itself; the vectors come on stdin.
+      run: async (vectors) =>
+        fromChild(await runChild(bin('deno'), ['run', '--no-prompt', '--no-lock', `--allow-read=${root}`, 'test/runtimes/hosts/deno.js'], root, vectors)),
+    },
+    {
+      kind: 'runtime',
+      name: 'bun',
+      entry: 'dist/runtime/node.js',
+      run: async (vectors) => fromChild(await runChild(bin('bun'), ['test/runtimes/hosts/process.js'], root, vectors)),
+    },
+    {
+      kind: 'runtime',
+      name: 'chromium',
+      entry: 'dist/runtime/browser.js',
+      run: async (vectors) => runPage(await chromium(), vectors),
+      extra: pageFault,
+    },
+    {
+      kind: 'runtime',
+      name: 'workerd',
+      entry: 'dist/runtime/workerd.js',
+      run: async (vectors) => runWorkerd(root, vectors),
+      extra: (report) => (report.compilesFromBytes ? 'workerd compiled WebAssembly from bytes, so this run cannot show that the entry never does' : null),
+    },
+    {
+      kind: 'runtime',
+      name: 'edge-runtime',
+      entry: 'dist/core.js',
+      run: async (vectors) => runEdge(root, vectors),
+    },
+  ];
+}
+
+/** The bundler checks: each builds the page in the consumer folder, then runs it in Chromium. */
+function bundlerChecks(chromium, consumer) {
+  return [
+    ['esbuild', buildWithEsbuild],
+    ['vite', buildWithVite],
+  ].map(([name, build]) => ({
+    kind: 'bundler',
+    name,
+    entry: 'dist/runtime/browser.js',
+    run: async (vectors) => {
+      const { dir } = await consumer();
+      const { out, inputs } = await build(dir);
+      const report = await (await chromium()).run(out, { '/vectors.json': vectors });
+      return { report, files: inputs };
+    },
+    extra: pageFault,
+  }));
+}
+
+/** Why a check's outcome is not a pass, or null when it is one. */
+function judge(check, { report, files }) {
   if (report.failed > 0) return `${report.failed} of ${report.checks} checks failed; first: ${report.failures[0]}`;
-  if (report.backend !== EXPECTED_BACKEND) return `backend ${report.backend} where ${EXPECTED_BACKEND} was expected (${report.checks} checks passed)`;
-  if (entry !== undefined) {
-    const want = path.join(root, expectEntry);
-    if (!entry.some((file) => file === want)) return `'mcp-frames' did not resolve to ${expectEntry}`;
-  }
-  return null;
-}
-
-function line(kind, name, report, fault) {
-  if (fault) return `${kind} ${name}: fail (${oneLine(fault)})`;
-  return `${kind} ${name}: pass (backend ${report.backend}, ${report.checks} checks)`;
-}
-
-function oneLine(text) {
-  const flat = String(text).replace(/\s+/g, ' ').trim();
-  return flat.length > 400 ? flat.slice(0, 397) + '...' : flat;
+  if (report.backend !== EXPECTED_BACKEND) return `backend ${report.backend} where ${EXPECTED_BACKEND} was expected (all ${report.checks} checks passed)`;
+  const want = path.join(root, check.entry);
+  if (!files.includes(want)) return `'mcp-frames' did not resolve to ${check.entry}`;
+  return check.extra?.(report) ?? null;
 }
 
 async function main() {
@@ -67,128 +136,100 @@ async function main() {
     vectors = JSON.stringify({ frames, streams });
   } catch (error) {
     console.log(`runtimes: fail (cannot read the vectors in ${conformance}: ${error.message})`);
-    process.exitCode = 1;
-    return;
+    return 1;
   }
 
-  let chromium = null;
-  let chromiumFault = null;
-  const chromiumOnce = async () => {
-    if (!chromium && !chromiumFault) {
-      try {
-        chromium = await launchChromium();
-      } catch (error) {
-        chromiumFault = error.message;
-      }
-    }
-    if (chromiumFault) throw new Error(chromiumFault);
-    return chromium;
-  };
-
-  /** Each check resolves with { report, entry? } or throws its reason. */
-  const runtimes = [
-    ['node', async () => fromChild(await runChild(process.execPath, ['test/runtimes/hosts/process.js'], root, vectors))],
-    [
-      'deno',
-      async () =>
-        fromChild(await runChild(bin('deno'), ['run', '--no-prompt', '--no-lock', `--allow-read=${root}`, 'test/runtimes/hosts/deno.js'], root, vectors)),
-    ],
-    ['bun', async () => fromChild(await runChild(bin('bun'), ['test/runtimes/hosts/process.js'], root, vectors))],
-    ['chromium', async () => runPage(await chromiumOnce(), root, vectors)],
-    ['workerd', async () => fromBundle(await runWorkerd(root, vectors))],
-    ['edge-runtime', async () => fromBundle(await runEdge(root, vectors))],
-  ];
-  const expectEntry = {
-    node: 'dist/runtime/node.js',
-    deno: 'dist/runtime/deno.js',
-    bun: 'dist/runtime/node.js',
-    chromium: 'dist/runtime/browser.js',
-    workerd: 'dist/runtime/workerd.js',
-    'edge-runtime': 'dist/core.js',
-  };
-
-  let failures = 0;
+  const chromium = once(launchChromium);
+  const consumer = once(() => makeConsumer(root));
+  let failed = 0;
+  let timedOut = false;
   const timings = [];
-  const record = (kind, name, t0, result, error) => {
-    let fault = error ? error.message : judge(result.report, { entry: result.entry, expectEntry: expectEntry[name] });
-    if (!fault && result.extra) fault = result.extra(result.report);
-    if (fault) failures++;
-    console.log(line(kind, name, result?.report, fault));
-    timings.push(`${name} ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  };
-
-  for (const [name, run] of runtimes) {
+  for (const check of [...checks(chromium), ...bundlerChecks(chromium, consumer)]) {
     const t0 = performance.now();
+    let fault;
+    let report;
     try {
-      const result = await run();
-      if (name === 'workerd') result.extra = (r) => (r.compilesFromBytes ? 'workerd compiled WebAssembly from bytes, so this run does not prove the entry avoids it' : null);
-      if (name === 'chromium') result.extra = (r) => (r.before !== 'js' ? `backend read '${r.before}' before ready; the JS path should serve until the compile settles` : null);
-      record('runtime', name, t0, result);
+      const outcome = await withTimeout(check.run(vectors), CHECK_TIMEOUT_MS);
+      report = outcome.report;
+      fault = judge(check, outcome);
     } catch (error) {
-      record('runtime', name, t0, null, error);
+      fault = error instanceof Error ? error.message : String(error);
+      if (error instanceof TimeoutError) timedOut = true;
     }
+    if (fault) failed++;
+    console.log(fault ? `${check.kind} ${check.name}: fail (${oneLine(fault)})` : `${check.kind} ${check.name}: pass (backend ${report.backend}, ${report.checks} checks)`);
+    timings.push(`${check.name} ${seconds(t0)}`);
   }
 
-  const bundlerT0 = performance.now();
-  let consumer = null;
-  try {
-    consumer = await makeConsumer(root);
-  } catch (error) {
-    for (const name of ['esbuild', 'vite']) record('bundler', name, bundlerT0, null, new Error(`cannot make the consumer folder: ${error.message}`));
-  }
-  if (consumer) {
-    for (const [name, build] of [
-      ['esbuild', buildWithEsbuild],
-      ['vite', buildWithVite],
-    ]) {
-      const t0 = performance.now();
-      try {
-        const { out, inputs } = await build(consumer.dir);
-        const browser = await chromiumOnce();
-        const report = await browser.run(out, { '/vectors.json': vectors });
-        record('bundler', name, t0, { report, entry: inputs, extra: problemsOf });
-      } catch (error) {
-        record('bundler', name, t0, null, error);
-      }
-    }
-    await consumer.remove();
-  }
-  if (chromium) await chromium.close();
-
-  const total = ((performance.now() - started) / 1000).toFixed(1);
-  console.log(`runtimes and bundlers: ${failures === 0 ? 'all passed' : `${failures} failed`} in ${total} s (${timings.join(', ')})`);
-  process.exitCode = failures === 0 ? 0 : 1;
+  await chromium.settled()?.then((browser) => browser.close()).catch(() => {});
+  await consumer.settled()?.then((c) => c.remove()).catch(() => {});
+  console.log(`runtimes and bundlers: ${failed === 0 ? 'all passed' : `${failed} failed`} in ${seconds(started)} (${timings.join(', ')})`);
+  // A check that timed out may leave its runtime holding the event loop open.
+  if (timedOut) process.exit(1);
+  return failed === 0 ? 0 : 1;
 }
 
 /** A child's report, with the file its runtime resolved 'mcp-frames' to. */
 function fromChild(report) {
-  return { report, entry: [fileURLToPath(report.entry)] };
+  return { report, files: [fileURLToPath(report.entry)] };
 }
 
-/** A bundled host's report, with the files the bundle took in. */
-function fromBundle({ report, inputs }) {
-  return { report, entry: inputs };
-}
-
-/** The chromium runtime: hosts/browser.js bundled for the browser from inside the project, served, run. */
-async function runPage(browser, root, vectors) {
+/** The chromium runtime: hosts/browser.js bundled for the browser from inside the project (self-reference), served, run. */
+async function runPage(browser, vectors) {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'mcp-frames-page-'));
   try {
-    const inputs = await bundle('browser', 'test/runtimes/hosts/browser.js', dir, root);
-    await writeFile(path.join(dir, 'index.html'), '<!doctype html>\n<meta charset="utf-8">\n<script type="module" src="./browser.js"></script>\n');
+    const files = await bundle('browser', 'test/runtimes/hosts/browser.js', dir, root);
+    await writeFile(path.join(dir, 'index.html'), PAGE);
     const report = await browser.run(dir, { '/vectors.json': vectors });
-    return { report, entry: inputs, extra: problemsOf };
+    return { report, files };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
 
-/** Errors the page logged, which fail a check even when the suite passed. */
-function problemsOf(report) {
-  return report.problems?.length ? report.problems[0] : null;
+/**
+ * What a page got wrong besides the suite: `backend` must have read 'js'
+ * before `ready` (the browser entry compiles asynchronously and the JS path
+ * serves meanwhile), and an error the page logged fails it too.
+ */
+function pageFault(report) {
+  if (report.before !== 'js') return `backend read '${report.before}' before ready; the JS path should serve until the compile settles`;
+  return report.problems?.length ? `the page logged: ${report.problems[0]}` : null;
 }
 
-main().catch((error) => {
-  console.log(`runtimes: fail (the harness broke: ${error?.stack ?? error})`);
-  process.exitCode = 1;
-});
+/** `make()` run at most once, on first call; `settled()` gives its promise if it was ever made. */
+function once(make) {
+  let made = null;
+  const get = () => (made ??= make());
+  get.settled = () => made;
+  return get;
+}
+
+class TimeoutError extends Error {}
+
+function withTimeout(promise, ms) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new TimeoutError(`no report within ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function oneLine(text) {
+  const flat = String(text).replace(/\s+/g, ' ').trim();
+  return flat.length > 400 ? flat.slice(0, 397) + '...' : flat;
+}
+
+function seconds(since) {
+  return `${((performance.now() - since) / 1000).toFixed(1)} s`;
+}
+
+main().then(
+  (status) => {
+    process.exitCode = status;
+  },
+  (error) => {
+    console.log(`runtimes: fail (the harness broke: ${oneLine(error?.stack ?? error)})`);
+    process.exitCode = 1;
+  },
+);

@@ -3,12 +3,14 @@
 import * as lib from 'mcp-frames';
 import { runSmoke } from '../smoke.js';
 
+// What the page saw before `ready`, read as soon as the package has loaded:
+// the JS path serves until the core is compiled, so this must read 'js'.
+const before = lib.backend;
+
 async function main() {
   const response = await fetch('/vectors.json');
   if (!response.ok) throw new Error(`GET /vectors.json: ${response.status}`);
   const vectors = await response.json();
-  // What the page saw before `ready`: the JS path serves until the core is compiled.
-  const before = lib.backend;
   const report = await runSmoke(lib, vectors);
   report.before = before;
   return report;

@@ -18,6 +18,7 @@ const PACKAGE_JSON = JSON.stringify({ name: 'mcp-frames-consumer', private: true
 
 const page = (script) => `<!doctype html>
 <meta charset="utf-8">
+<link rel="icon" href="data:,">
 <title>mcp-frames bundled</title>
 <script type="module" src="${script}"></script>
 `;

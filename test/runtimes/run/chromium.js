@@ -28,13 +28,13 @@ const FLAGS = [
 /** How long a page may take to report. */
 const PAGE_TIMEOUT_MS = 30_000;
 
-/** Starts Chromium. Resolves with { version, run(dir, documents), close() }; rejects with the reason it cannot start. */
-export async function launchChromium() {
+/** Starts Chromium. Resolves with { run(dir, documents), close() }; rejects with the reason it cannot start. */
+export async function launchChromium(executablePath = CHROMIUM_PATH) {
   const profile = await mkdtemp(path.join(os.tmpdir(), 'mcp-frames-chromium-'));
   let context;
   try {
     context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM_PATH,
+      executablePath,
       headless: true,
       args: FLAGS,
       timeout: 30_000,
@@ -44,7 +44,6 @@ export async function launchChromium() {
     throw new Error(`Chromium did not start: ${firstLine(error)}`);
   }
   return {
-    version: context.browser()?.version() ?? 'unknown',
     /** Serves `dir` (and `documents`), opens its index.html, and resolves with what the page left in window.smokeResult. */
     async run(dir, documents) {
       const server = await serve(dir, documents);

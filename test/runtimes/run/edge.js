@@ -29,7 +29,7 @@ export async function runEdge(root, vectorsText) {
     await response.waitUntil();
     const text = await response.text();
     if (!response.ok) throw new Error(`the function answered ${response.status}: ${text.split('\n')[0]}`);
-    return { report: JSON.parse(text), inputs };
+    return { report: JSON.parse(text), files: inputs };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

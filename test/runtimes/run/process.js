@@ -14,7 +14,8 @@ export function runChild(command, args, cwd, input) {
   return new Promise((resolve, reject) => {
     let child;
     try {
-      child = spawn(command, args, { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+      // NO_COLOR: Deno colours its error lines, which would reach the reason as escape codes.
+      child = spawn(command, args, { cwd, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
     } catch (error) {
       reject(new Error(`cannot start ${command}: ${error.message}`));
       return;
@@ -36,8 +37,10 @@ export function runChild(command, args, cwd, input) {
       const stdout = Buffer.concat(out).toString('utf8');
       const stderr = Buffer.concat(err).toString('utf8').trim();
       if (code !== 0) {
-        const tail = stderr.split('\n').filter(Boolean).slice(0, 3).join(' | ');
-        reject(new Error(`exited with ${signal ?? `status ${code}`}${tail ? `: ${tail}` : ''}`));
+        // The line that names the error (Node and Bun: 'TypeError: …', Deno: 'error: …'), else the last one.
+        const lines = stderr.split('\n').map((l) => l.trim()).filter(Boolean);
+        const why = lines.find((l) => /^(error:|\w*Error\b)/.test(l)) ?? lines.at(-1);
+        reject(new Error(`exited with ${signal ?? `status ${code}`}${why ? `: ${why}` : ''}`));
         return;
       }
       const last = stdout.trim().split('\n').pop() ?? '';

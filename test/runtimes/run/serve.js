@@ -48,6 +48,12 @@ export async function serve(dir, documents = {}) {
   const { port } = server.address();
   return {
     url: `http://127.0.0.1:${port}/`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    // Chromium keeps sockets open (keep-alive, speculative preconnects) that
+    // would hold close() for minutes; the page is gone, so drop them.
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

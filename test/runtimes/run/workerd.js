@@ -6,10 +6,10 @@ import path from 'node:path';
 import { Miniflare } from 'miniflare';
 import { bundle } from './bundle.js';
 
-/** The newest date miniflare 4.20260426.0's workerd knows is its own; any date up to it will do. */
+/** A date this workerd (2026-04-26) supports; the Worker needs no newer behaviour. */
 const COMPATIBILITY_DATE = '2026-04-01';
 
-/** Bundles hosts/workerd.js, starts it in workerd, POSTs the vectors. Resolves with the Worker's report and the entry files bundled. */
+/** Bundles hosts/workerd.js, starts it in workerd, POSTs the vectors. Resolves with the Worker's report and the files bundled. */
 export async function runWorkerd(root, vectorsText) {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'mcp-frames-workerd-'));
   let mf;
@@ -33,7 +33,7 @@ export async function runWorkerd(root, vectorsText) {
     const response = await fetch(url, { method: 'POST', body: vectorsText, headers: { 'content-type': 'application/json' } });
     const text = await response.text();
     if (!response.ok) throw new Error(`the Worker answered ${response.status}: ${text.split('\n')[0]}`);
-    return { report: JSON.parse(text), inputs };
+    return { report: JSON.parse(text), files: inputs };
   } finally {
     await mf?.dispose();
     await rm(dir, { recursive: true, force: true });

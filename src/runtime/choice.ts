@@ -1,0 +1,46 @@
+// The backend an entry chose for its host, once, and the promise that says when.
+//
+// # One choice, then it stays
+//
+// An entry hands its choice to adopt() once, at load or when its
+// asynchronous compile settles; the winner becomes the default backend
+// (src/backend/default.ts) and `backend` names it. Later calls change
+// nothing and return the first choice, the way hono's SmartRouter binds
+// itself to the router that won. Until an entry adopts, the pure-JS backend
+// serves and `backend` reads 'js'.
+//
+// # A live binding, not a snapshot
+//
+// `backend` is an exported `let`: ES module bindings are live, so a caller
+// that imported it before `ready` settled reads the winner afterwards.
+
+import type { Backend, BackendName } from '../backend/backend.js';
+import { setDefaultBackend } from '../backend/default.js';
+import { jsBackend } from '../backend/js.js';
+
+let chosen: BackendName = 'js';
+let settled = false;
+let settle: (name: BackendName) => void = () => {};
+
+/** Resolves with the backend's name once the entry has chosen. Never rejects: a core that fails to load leaves 'js'. */
+export const ready: Promise<BackendName> = new Promise((resolve) => {
+  settle = resolve;
+});
+
+/** The backend the entry chose for this host: 'wasm-simd', 'wasm-scalar' or 'js' ('js' until `ready`). */
+export { chosen as backend };
+
+/**
+ * Makes the backend `choose` returns (or the JS path, when it returns
+ * undefined) the default, once. Returns the name that holds. Once settled,
+ * `choose` is not called again, so no second core is instantiated.
+ */
+export function adopt(choose: () => Backend | undefined): BackendName {
+  if (settled) return chosen;
+  const use = choose() ?? jsBackend;
+  settled = true;
+  setDefaultBackend(use);
+  chosen = use.name;
+  settle(chosen);
+  return chosen;
+}
