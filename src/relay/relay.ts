@@ -76,6 +76,8 @@ export class RelayCore implements RecordSink {
   private lastEnd = 0;
   /** Views of the input that hold the cut record's bytes so far. */
   private pending: Uint8Array[] = [];
+  /** Set once upstream ended, failed, or stopped on a record error: nothing more is read. */
+  private done = false;
   private stopped: RecordFault | null = null;
 
   constructor(
@@ -101,7 +103,7 @@ export class RelayCore implements RecordSink {
 
   /** Reads a chunk; forwards what it may. Returns the record error that stopped the stream, or null. */
   push(chunk: Uint8Array): RecordFault | null {
-    if (this.stopped) return this.stopped;
+    if (this.done) return this.stopped;
     this.chunk = chunk;
     this.runStart = this.runEnd = 0;
     const fault = this.reader.push(chunk);
@@ -120,37 +122,34 @@ export class RelayCore implements RecordSink {
 
   /** Upstream ended. Returns the record error when it ended inside a record. */
   end(): RecordFault | null {
-    if (this.stopped) return this.stopped;
+    if (this.done) return this.stopped;
     const fault = this.reader.end();
-    if (fault) {
-      this.stop(fault);
-      return fault;
-    }
-    for (const [channel, open] of this.open) {
-      this.forward(encodeFinish(channel));
-      this.report({ reason: 'incomplete', channel, offset: open.offset });
-    }
-    this.open.clear();
-    return null;
+    if (fault) this.stop(fault);
+    else this.finishOpenChannels(true);
+    return fault;
   }
 
   /** Upstream failed: finish every open channel downstream, each reported incomplete. */
   abort(): void {
-    if (this.stopped) return;
-    this.stopped = { reason: 'truncated', offset: this.chunkBase };
-    for (const [channel, open] of this.open) {
-      this.forward(encodeFinish(channel));
-      this.report({ reason: 'incomplete', channel, offset: open.offset });
-    }
-    this.open.clear();
+    if (!this.done) this.finishOpenChannels(true);
   }
 
+  /** A record error: every open channel is finished downstream, and only the record error is reported. */
   private stop(fault: RecordFault): void {
     this.stopped = fault;
-    this.pending = [];
-    for (const channel of this.open.keys()) this.forward(encodeFinish(channel));
-    this.open.clear();
+    this.finishOpenChannels(false);
     this.report({ reason: fault.reason, offset: fault.offset });
+  }
+
+  /** Sends a finish for every open channel, in opening order; the stream takes nothing more. */
+  private finishOpenChannels(reportEach: boolean): void {
+    this.done = true;
+    this.pending = [];
+    for (const [channel, open] of this.open) {
+      this.forward(encodeFinish(channel));
+      if (reportEach) this.report({ reason: 'incomplete', channel, offset: open.offset });
+    }
+    this.open.clear();
   }
 
   // The sink: called by the reader in stream order.
