@@ -456,3 +456,26 @@ describe.each(BACKEND_ROWS)('codecs on %s', (_name, backend) => {
     });
   });
 });
+
+describe('encode judges what JSON.stringify writes: members it would leave out', () => {
+  test('an inherited, non-enumerable or getter-held required member is refused, not written as {}', () => {
+    class Listing {
+      get resources() {
+        return [];
+      }
+    }
+    for (const result of [Object.create({ resources: [] }), Object.defineProperty({}, 'resources', { value: [], enumerable: false }), new Listing()]) {
+      expect(() => listResources.encode({ kind: 'result', result })).toThrow(EncodeError);
+    }
+  });
+});
+
+describe('toMcpError keeps every member of data', () => {
+  test('-32042 with elicitations and more', () => {
+    const data = { elicitations: [], traceId: 'abc', retryAfter: 5 };
+    const error = toMcpError({ code: -32042, message: 'need url', data });
+    expect(error).toBeInstanceOf(McpError);
+    expect(error.code).toBe(-32042);
+    expect(error.data).toStrictEqual(data);
+  });
+});

@@ -81,7 +81,14 @@ function check(value: unknown, walk: Walk, inArray: boolean, afterToJSON = false
       walk.path.pop();
     }
   } else {
-    for (const key of Object.keys(object)) {
+    // JSON.stringify writes own enumerable members only, while the schema
+    // reads any member: an inherited, non-enumerable or class-held member
+    // would pass the schema and vanish from the bytes. Then the schema must
+    // judge what was written.
+    const keys = Object.keys(object);
+    const proto = Object.getPrototypeOf(object);
+    if ((proto !== Object.prototype && proto !== null) || Object.getOwnPropertyNames(object).length !== keys.length) walk.converted = true;
+    for (const key of keys) {
       if (!isWellFormed(key)) throw new EncodeError('a lone surrogate in a member name (rule 4.1)', walk.path.slice());
       const member = object[key];
       if (member === undefined) {
