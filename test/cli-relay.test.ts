@@ -161,3 +161,19 @@ describe('mcp-frames relay', () => {
     }
   }, 120_000);
 });
+
+describe('mcp-frames relay into a pipe that closes', () => {
+  it('exits 0 when the reader goes away early (| head)', () => {
+    const frame = readResource.encode({ kind: 'result', result: { contents: [{ uri: 'u', text: 'x'.repeat(60_000) }] } });
+    const parts: Uint8Array[] = [];
+    for (let ch = 0; ch < 300; ch++) parts.push(encodeResponse(ch, frame), encodeFinish(ch));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-head-'));
+    fs.writeFileSync(path.join(dir, 'big.bin'), Buffer.concat(parts));
+    const r = spawnSync('bash', ['-c', `node ${JSON.stringify(bin)} relay ${JSON.stringify(path.join(dir, 'big.bin'))} | head -c 10 >/dev/null; echo "\${PIPESTATUS[0]}"`], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    fs.rmSync(dir, { recursive: true });
+    expect(r.stdout.trim()).toBe('0');
+  });
+});

@@ -18,7 +18,7 @@ import { open } from 'node:fs/promises';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
 import { createRelay, type ValidationLevel } from '../relay/relay.js';
-import { createTcpRelay, parseEndpoint, type Endpoint } from '../relay/tcp.js';
+import { createTcpRelay, drainInto, parseEndpoint, type Endpoint } from '../relay/tcp.js';
 import type { RelayFault } from '../relay/fault.js';
 import { pipeIterable } from '../streams/iterate.js';
 import { COMMON_FLAGS, UsageError, backendFlag, endpointFlag, limitFlag, parseFlags } from './args.js';
@@ -35,16 +35,6 @@ const RELAY_FLAGS = {
 } as const;
 
 const LEVELS: readonly ValidationLevel[] = ['json', 'full', 'none'];
-
-/** Writes a readable's chunks into a Node writable, waiting for 'drain'. */
-async function writeAll(readable: ReadableStream<Uint8Array>, sink: Writable): Promise<void> {
-  const reader = readable.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return;
-    if (!sink.write(value)) await new Promise<void>((resolve) => sink.once('drain', resolve));
-  }
-}
 
 function endpointOf(text: string, flag: string): Endpoint {
   try {
@@ -84,13 +74,15 @@ export async function relayCommand(args: readonly string[], io: Io): Promise<num
   const output: Writable = outFile === undefined || outFile === '-' ? io.bytes : await openOutput(path.resolve(io.cwd, outFile), outFile);
   const relay = createRelay({ ...options, onFault: (f) => report(f) });
   let failed = false;
-  const writing = writeAll(relay.readable, output).catch(() => {
+  const writing = drainInto(relay.readable, output).catch(() => {
     failed = true;
   });
   await pipeIterable(input as AsyncIterable<Uint8Array>, relay.writable).catch(() => {
     failed = true;
   });
   await writing;
+  // The reader of the output went away (`| head`): no one is left to tell, as in main.
+  if (output.destroyed) return 0;
   if (output !== io.bytes) await new Promise<void>((resolve) => (output as WriteStream).end(resolve));
   return failed ? 1 : 0;
 }

@@ -14,6 +14,8 @@ export class OutputQueue {
   private controller!: ReadableStreamDefaultController<Uint8Array>;
   private pendingError: { reason: unknown } | null = null;
   private finished = false;
+  /** Why the reader cancelled the output, once it has: the writer must stop. */
+  cancelled: { reason: unknown } | null = null;
   private waiting: (() => void) | null = null;
 
   constructor(private readonly highWaterMark: number) {
@@ -26,8 +28,9 @@ export class OutputQueue {
           this.wake();
           this.raiseIfDrained();
         },
-        cancel: () => {
+        cancel: (reason) => {
           this.finished = true;
+          this.cancelled = { reason: reason ?? new Error('mcp-frames: the relay output was cancelled') };
           this.wake();
         },
       },

@@ -36,6 +36,8 @@ import { OutputQueue } from './output-queue.js';
 /** How much the relay checks of each response. */
 export type ValidationLevel = 'json' | 'full' | 'none';
 
+const LEVELS: readonly ValidationLevel[] = ['json', 'full', 'none'];
+
 export interface RelayOptions extends StreamLimits {
   /** 'json' (default): tag and strict JSON text; 'full': also the endpoint's schema; 'none': records and sequences only. */
   validate?: ValidationLevel;
@@ -64,6 +66,7 @@ export class RelayCore implements RecordSink {
   private readonly reader: RecordReader;
   private readonly open = new Map<number, OpenChannel>();
   private readonly maxOpenChannels: number;
+  private readonly level: ValidationLevel;
   /** How many faults were reported. */
   faultCount = 0;
   /** The chunk being read, and its offset in the stream. */
@@ -87,13 +90,10 @@ export class RelayCore implements RecordSink {
   ) {
     const limits = resolveLimits(options);
     this.maxOpenChannels = limits.maxOpenChannels;
-    if ((options.validate ?? 'json') === 'full' && !options.endpoint) {
-      throw new TypeError("validate 'full' needs an endpoint codec to judge results by");
-    }
-    this.reader = backend.createReader(
-      { maxFrameBytes: limits.maxFrameBytes, verify: (options.validate ?? 'json') !== 'none' },
-      this,
-    );
+    this.level = options.validate ?? 'json';
+    if (!LEVELS.includes(this.level)) throw new RangeError(`validate must be one of ${LEVELS.join(', ')}, not '${String(this.level)}'`);
+    if (this.level === 'full' && !options.endpoint) throw new TypeError("validate 'full' needs an endpoint codec to judge results by");
+    this.reader = backend.createReader({ maxFrameBytes: limits.maxFrameBytes, verify: this.level !== 'none' }, this);
   }
 
   private report(fault: RelayFault): void {
@@ -144,12 +144,13 @@ export class RelayCore implements RecordSink {
   /** Sends a finish for every open channel, in opening order; the stream takes nothing more. */
   private finishOpenChannels(reportEach: boolean): void {
     this.done = true;
+    this.flush(); // records already passed in this chunk go first (a callback may have thrown mid-chunk)
     this.pending = [];
-    for (const [channel, open] of this.open) {
-      this.forward(encodeFinish(channel));
-      if (reportEach) this.report({ reason: 'incomplete', channel, offset: open.offset });
-    }
+    const open = [...this.open];
     this.open.clear();
+    // Every finish goes out before any report, so a callback that throws cannot leave a channel hanging.
+    for (const [channel] of open) this.forward(encodeFinish(channel));
+    if (reportEach) for (const [channel, { offset }] of open) this.report({ reason: 'incomplete', channel, offset });
   }
 
   // The sink: called by the reader in stream order.
@@ -183,7 +184,7 @@ export class RelayCore implements RecordSink {
 
   /** The frame's failure, or null when it passes at the configured level. */
   private judge(channel: number, payload: Uint8Array, fault: FrameFault | null | undefined): FrameError | null {
-    const level = this.options.validate ?? 'json';
+    const level = this.level;
     if (level === 'none') return null;
     const verdict = fault === undefined ? this.backend.verifyFrame(payload) : fault;
     if (verdict) return toFrameError(verdict, payload);
@@ -231,25 +232,58 @@ export class RelayCore implements RecordSink {
  * `readable`. Use it as a TransformStream (`source.pipeThrough(relay)`).
  */
 export function createRelay(options: RelayOptions = {}): Relay {
-  const output = new OutputQueue(options.highWaterMark ?? 1 << 20);
+  const highWaterMark = options.highWaterMark ?? 1 << 20;
+  if (!(highWaterMark >= 0) || !Number.isFinite(highWaterMark)) throw new RangeError(`highWaterMark must be a finite number of bytes, not ${highWaterMark}`);
+  const output = new OutputQueue(highWaterMark);
   const core = new RelayCore(options, options.backend ?? defaultBackend(), (bytes) => output.enqueue(bytes));
+
+  /** The output ends in `error`, after a finish for every open channel; the input then errors too. */
+  const fail = (error: unknown): never => {
+    try {
+      core.abort();
+    } catch {
+      // an onFault that throws again changes nothing now
+    }
+    output.errorAfterDrain(error);
+    throw error;
+  };
+  const stopIfCancelled = () => {
+    if (output.cancelled) fail(output.cancelled.reason);
+  };
+
   const writable = new WritableStream<Uint8Array>({
     async write(chunk) {
-      const fault = core.push(chunk);
+      stopIfCancelled();
+      let fault: RecordFault | null;
+      try {
+        fault = core.push(chunk);
+      } catch (error) {
+        return fail(error);
+      }
       if (fault) {
-        output.errorAfterDrain(new RecordError(fault));
-        throw new RecordError(fault);
+        const error = new RecordError(fault);
+        output.errorAfterDrain(error);
+        throw error;
       }
       await output.room();
+      stopIfCancelled();
     },
     close() {
-      const fault = core.end();
+      let fault: RecordFault | null;
+      try {
+        fault = core.end();
+      } catch (error) {
+        return fail(error);
+      }
       if (fault) output.errorAfterDrain(new RecordError(fault));
       else output.close();
     },
     abort(reason) {
-      core.abort();
-      output.errorAfterDrain(reason);
+      try {
+        core.abort();
+      } finally {
+        output.errorAfterDrain(reason);
+      }
     },
   });
   return { writable, readable: output.readable };

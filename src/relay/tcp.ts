@@ -9,6 +9,8 @@
 // the upstream connection is closed.
 
 import net from 'node:net';
+import type { Writable } from 'node:stream';
+import { pipeIterable } from '../streams/iterate.js';
 import { createRelay, type RelayOptions } from './relay.js';
 import type { RelayFault } from './fault.js';
 
@@ -34,25 +36,32 @@ export function parseEndpoint(text: string): Endpoint {
   return { host: match[1] ?? match[2], port };
 }
 
-/** Writes a Web ReadableStream into a socket, waiting for 'drain' when the socket is full. */
-async function drainInto(readable: ReadableStream<Uint8Array>, socket: net.Socket): Promise<void> {
+/**
+ * Writes a Web ReadableStream into a Node writable (a socket, stdout, a
+ * file), waiting for 'drain' when it is full. When the writable goes away
+ * (closed, EPIPE), the readable is cancelled, so the relay's input stops
+ * too, instead of both waiting for a 'drain' that never comes.
+ */
+export async function drainInto(readable: ReadableStream<Uint8Array>, sink: Writable): Promise<void> {
   const reader = readable.getReader();
   for (;;) {
-    const { done, value: chunk } = await reader.read();
-    if (done) return;
-    if (socket.destroyed) {
-      await reader.cancel();
+    if (sink.destroyed) {
+      await reader.cancel(new Error('mcp-frames: the output was closed'));
       return;
     }
-    if (!socket.write(chunk)) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    if (!sink.write(value)) {
       await new Promise<void>((resolve) => {
-        const done = () => {
-          socket.off('drain', done);
-          socket.off('close', done);
+        const settle = () => {
+          sink.off('drain', settle);
+          sink.off('close', settle);
+          sink.off('error', settle);
           resolve();
         };
-        socket.on('drain', done);
-        socket.on('close', done);
+        sink.on('drain', settle);
+        sink.on('close', settle);
+        sink.on('error', settle);
       });
     }
   }
@@ -74,18 +83,7 @@ export function createTcpRelay(options: TcpRelayOptions): net.Server {
     upstream.on('error', () => {});
     client.pipe(upstream);
 
-    const writer = relay.writable.getWriter();
-    const feeding = (async () => {
-      try {
-        for await (const chunk of upstream) {
-          await writer.ready;
-          await writer.write(chunk as Uint8Array);
-        }
-        await writer.close();
-      } catch (error) {
-        await writer.abort(error).catch(() => {});
-      }
-    })();
+    const feeding = pipeIterable(upstream as AsyncIterable<Uint8Array>, relay.writable).catch(() => {});
     drainInto(relay.readable, client)
       .then(
         () => null,
