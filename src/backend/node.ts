@@ -3,13 +3,12 @@
 // 'wasm' means the best WebAssembly build this host runs: the SIMD build
 // where WebAssembly.validate accepts it, else the scalar one. 'auto' is
 // 'wasm', falling back to 'js' when no build loads. Each build is read and
-// compiled at most once per process.
+// compiled at most once per process, whichever name asked for it.
 
 import { readFileSync } from 'node:fs';
 import type { Backend } from './backend.js';
 import { jsBackend } from './js.js';
 import { createWasmBackend } from './wasm/backend.js';
-import { chooseWasm } from './wasm/choose.js';
 
 export type BackendChoice = 'js' | 'wasm' | 'wasm-simd' | 'wasm-scalar' | 'auto';
 
@@ -34,36 +33,49 @@ function readBuild(name: 'simd' | 'scalar'): Uint8Array<ArrayBuffer> {
   }
 }
 
-const loaded = new Map<BackendChoice, Backend>();
+/** Each build's backend, made at most once per process: one compile, one core pool. */
+const built = new Map<'simd' | 'scalar', Backend>();
 
-function load(choice: Exclude<BackendChoice, 'js' | 'auto'>): Backend {
-  if (choice === 'wasm-simd') {
-    const bytes = readBuild('simd');
-    if (!WebAssembly.validate(bytes)) throw new BackendUnavailableError('this host does not run WebAssembly SIMD');
-    return createWasmBackend('wasm-simd', new WebAssembly.Module(bytes));
+function build(name: 'simd' | 'scalar'): Backend {
+  let backend = built.get(name);
+  if (!backend) {
+    const bytes = readBuild(name);
+    if (name === 'simd' && !WebAssembly.validate(bytes)) throw new BackendUnavailableError('this host does not run WebAssembly SIMD');
+    try {
+      backend = createWasmBackend(name === 'simd' ? 'wasm-simd' : 'wasm-scalar', new WebAssembly.Module(bytes));
+    } catch (error) {
+      throw new BackendUnavailableError(`the ${name} build does not load here: ${(error as Error).message}`);
+    }
+    built.set(name, backend);
   }
-  if (choice === 'wasm-scalar') return createWasmBackend('wasm-scalar', new WebAssembly.Module(readBuild('scalar')));
-  const simd = readBuild('simd');
-  const chosen = chooseWasm({ simd, scalar: readBuild('scalar') });
-  if (!chosen) throw new BackendUnavailableError('neither WebAssembly build compiles on this host');
-  return chosen;
+  return backend;
 }
 
 /** The backend named by `choice`. Throws BackendUnavailableError when it cannot load. */
 export function loadBackend(choice: BackendChoice): Backend {
-  if (choice === 'js') return jsBackend;
-  let backend = loaded.get(choice);
-  if (backend) return backend;
-  if (choice === 'auto') {
-    try {
-      backend = loadBackend('wasm');
-    } catch (error) {
-      if (!(error instanceof BackendUnavailableError)) throw error;
-      backend = jsBackend;
-    }
-  } else {
-    backend = load(choice);
+  switch (choice) {
+    case 'js':
+      return jsBackend;
+    case 'wasm-simd':
+      return build('simd');
+    case 'wasm-scalar':
+      return build('scalar');
+    case 'wasm':
+      // The SIMD build where this host runs it, else the scalar one.
+      try {
+        return build('simd');
+      } catch (error) {
+        if (!(error instanceof BackendUnavailableError)) throw error;
+        return build('scalar');
+      }
+    case 'auto':
+      try {
+        return loadBackend('wasm');
+      } catch (error) {
+        if (!(error instanceof BackendUnavailableError)) throw error;
+        return jsBackend;
+      }
+    default:
+      throw new RangeError(`backend must be one of ${BACKEND_CHOICES.join(', ')}, not '${String(choice)}'`);
   }
-  loaded.set(choice, backend);
-  return backend;
 }

@@ -48,18 +48,22 @@ export async function* readLines(source: AsyncIterable<Uint8Array | string>): As
   // ignoreBOM keeps a leading byte-order mark in the text, where it is
   // reported as not hex instead of vanishing.
   const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
-  let pending = '';
+  // The parts of the line being read: each chunk is searched once for "\n",
+  // so a line of many megabytes costs linear time, not a rescan per chunk.
+  let parts: string[] = [];
   for await (const chunk of source) {
-    pending += typeof chunk === 'string' ? chunk : utf8.decode(chunk, { stream: true });
+    const text = typeof chunk === 'string' ? chunk : utf8.decode(chunk, { stream: true });
     let start = 0;
-    for (let nl = pending.indexOf('\n'); nl !== -1; nl = pending.indexOf('\n', start)) {
-      yield dropCr(pending.slice(start, nl));
+    for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
+      parts.push(text.slice(start, nl));
+      yield dropCr(parts.join(''));
+      parts = [];
       start = nl + 1;
     }
-    pending = pending.slice(start);
+    if (start < text.length) parts.push(text.slice(start));
   }
-  pending += utf8.decode();
-  if (pending !== '') yield dropCr(pending);
+  const rest = parts.join('') + utf8.decode();
+  if (rest !== '') yield dropCr(rest);
 }
 
 function dropCr(line: string): string {

@@ -32,6 +32,10 @@ export class StreamDecoder<R = unknown> {
 
   constructor(options: StreamDecoderOptions<R>) {
     const limits = resolveLimits(options);
+    const { endpoint } = options;
+    if (typeof endpoint !== 'function' && typeof endpoint?.build !== 'function') {
+      throw new TypeError('endpoint must be a codec, or a function choosing one per channel');
+    }
     this.backend = options.backend ?? defaultBackend();
     this.sequence = new ChannelSequence<R>(options.endpoint, this.backend, limits.maxOpenChannels, (o) => this.events.push(o), options.onRecord);
     this.reader = this.backend.createReader({ maxFrameBytes: limits.maxFrameBytes }, this.sequence);

@@ -26,7 +26,10 @@ function frameFault(status: number, offset: number): FrameFault | null {
   return { status: status as Status, offset };
 }
 
-/** Core instances of one module: the first is kept; more exist only while calls nest. */
+/**
+ * Core instances of one module: one for each level of nesting seen so far,
+ * at most two kept (deeper nesting makes throwaway instances).
+ */
 export class CorePool {
   private readonly free: Core[] = [];
 
@@ -43,7 +46,7 @@ export class CorePool {
   }
 
   release(core: Core): void {
-    if (this.free.length === 0) this.free.push(core);
+    if (this.free.length < 2) this.free.push(core);
   }
 }
 
@@ -57,7 +60,7 @@ export function createWasmBackend(name: BackendName, module: WebAssembly.Module)
       try {
         core.write(payload);
         const status = core.exports.verifyFrame(core.scratch, payload.length);
-        return frameFault(status, core.exports.faultOffset());
+        return status === Status.Ok ? null : frameFault(status, core.exports.faultOffset());
       } finally {
         pool.release(core);
       }
@@ -66,7 +69,11 @@ export function createWasmBackend(name: BackendName, module: WebAssembly.Module)
   };
 }
 
-/** The most bytes of a chunk scanned in one call: bounds scratch when callers push huge chunks. */
+/**
+ * The most bytes of a chunk scanned in one call, unless the frame limit
+ * allows larger records: scratch holds one whole record anyway, so a window
+ * that size costs no more memory, and a record is never cut by a window.
+ */
 const WINDOW = 1 << 20;
 
 /**
@@ -109,8 +116,9 @@ export class WasmRecordReader implements RecordReader {
   }
 
   push(chunk: Uint8Array): RecordFault | null {
-    for (let i = 0; i < chunk.length && !this.failed; i += WINDOW) {
-      this.pushWindow(chunk.length <= WINDOW ? chunk : chunk.subarray(i, i + WINDOW));
+    const window = Math.max(WINDOW, Math.min(this.limits.maxFrameBytes + HEADER_SIZE, 2 ** 31));
+    for (let i = 0; i < chunk.length && !this.failed; i += window) {
+      this.pushWindow(chunk.length <= window ? chunk : chunk.subarray(i, i + window));
     }
     return this.failed;
   }

@@ -40,6 +40,8 @@ export class Core {
   table!: Int32Array;
   /** The stop block as i32s; made again after every growth. */
   stop!: Int32Array;
+  /** Bytes of memory, kept here: reading memory.buffer.byteLength costs more than the check. */
+  private capacity = 0;
 
   constructor(instance: WebAssembly.Instance) {
     this.exports = instance.exports as unknown as CoreExports;
@@ -53,6 +55,7 @@ export class Core {
 
   private refreshViews(): void {
     const buffer = this.exports.memory.buffer;
+    this.capacity = buffer.byteLength;
     this.bytes = new Uint8Array(buffer);
     this.table = new Int32Array(buffer, this.tableAt, this.tableCapacity * this.entryFields);
     this.stop = new Int32Array(buffer, this.stopAt, 8);
@@ -61,7 +64,7 @@ export class Core {
   /** Makes scratch hold at least `size` bytes. */
   reserve(size: number): void {
     const need = this.scratch + size;
-    const have = this.exports.memory.buffer.byteLength;
+    const have = this.capacity;
     if (need <= have) return;
     const grow = Math.max(need - have, GROWTH_STEP);
     const pages = Math.ceil(grow / PAGE);
