@@ -1,0 +1,392 @@
+// report.json and report.md: the numbers, the ratios, and the targets.
+
+export const FRAME_FIXTURES = ['listing-small', 'listing-medium', 'text-48k', 'text-1m', 'blob-48k', 'blob-1m', 'error'];
+const LISTINGS = ['listing-small', 'listing-medium'];
+const BLOBS = ['blob-48k', 'blob-1m'];
+
+/** The result of case `name` on `backend`, if it ran and was timed. */
+export function lookup(results, name, backend) {
+  const r = results.find((x) => x.name === name && x.backend === backend);
+  return r && r.opsPerSec ? r : null;
+}
+
+/**
+ * The issue's targets, one entry per target and fixture. A ratio is a ratio
+ * of speeds (ops/s), except "within 1.5x", which is a slowdown.
+ */
+function targetSpecs(wasm) {
+  const specs = [];
+  const speedup = (group, fixture, num, den, target, note) =>
+    specs.push({ group, fixture, num, den, target, comparison: '>=', note });
+  for (const f of LISTINGS) speedup('validate-only: wasm ≥ 5× js on the listings', f, [`frame/validate/${f}`, wasm], [`frame/validate/${f}`, 'js'], 5);
+  for (const f of BLOBS) speedup('validate-only: wasm ≥ 8× js on the blobs', f, [`frame/validate/${f}`, wasm], [`frame/validate/${f}`, 'js'], 8);
+  for (const f of [...LISTINGS, 'stream-10k'])
+    speedup("the relay's work: wasm ≥ 5× js on the listings", f, [`relay/work/${f}`, wasm], [`relay/work/${f}`, 'js'], 5, f === 'stream-10k' ? 'a stream of small listings' : undefined);
+  for (const f of BLOBS) speedup("the relay's work: wasm ≥ 8× js on the blobs", f, [`relay/work/${f}`, wasm], [`relay/work/${f}`, 'js'], 8);
+  for (const f of FRAME_FIXTURES)
+    speedup('wasm-simd ≥ 2× simdjson isValid', f, [`frame/validate/${f}`, 'wasm-simd'], [`peer/isvalid/${f}`, 'simdjson'], 2);
+  for (const f of FRAME_FIXTURES) speedup('typed decode: wasm ≥ 1.0× js', f, [`frame/decode/${f}`, wasm], [`frame/decode/${f}`, 'js'], 1);
+  speedup('typed decode: wasm ≥ 1.0× js', 'stream-10k', ['records/decode/stream-10k', wasm], ['records/decode/stream-10k', 'js'], 1);
+  for (const f of FRAME_FIXTURES)
+    specs.push({ group: 'typed decode under js within 1.5× of bare JSON.parse', fixture: f, num: [`peer/parse/${f}`, 'JSON.parse'], den: [`frame/decode/${f}`, 'js'], target: 1.5, comparison: '<=' });
+  specs.push({ group: 'typed decode under js within 1.5× of bare JSON.parse', fixture: 'stream-10k', num: ['peer/parse/stream-10k', 'JSON.parse'], den: ['records/decode/stream-10k', 'js'], target: 1.5, comparison: '<=' });
+  for (const f of FRAME_FIXTURES)
+    speedup('encode ≥ 0.9× JSON.stringify + encodeInto', f, [`frame/encode/${f}`, wasm], [`peer/stringify/${f}`, 'JSON.stringify'], 0.9);
+  return specs;
+}
+
+const fixed = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
+
+function judgeTarget(spec, results, simdjsonNative) {
+  const num = lookup(results, ...spec.num);
+  const den = lookup(results, ...spec.den);
+  const name = `${spec.group} — ${spec.fixture}`;
+  const base = {
+    name,
+    group: spec.group,
+    fixture: spec.fixture,
+    comparison: spec.comparison,
+    numerator: `${spec.num[0]}@${spec.num[1]}`,
+    denominator: `${spec.den[0]}@${spec.den[1]}`,
+  };
+  if (!num || !den) {
+    const why = spec.den[1] === 'simdjson' && !simdjsonNative ? "simdjson's native addon did not load" : 'a case was not run (filtered out or failed its check)';
+    return { ...base, ratio: null, target: spec.target, met: null, note: why };
+  }
+  const ratio = num.opsPerSec / den.opsPerSec;
+  const met = spec.comparison === '>=' ? ratio >= spec.target : ratio <= spec.target;
+  // How far from the target, as a factor: > 1 means that much short when missed, that much spare when met.
+  const factor = spec.comparison === '>=' ? (met ? ratio / spec.target : spec.target / ratio) : met ? spec.target / ratio : ratio / spec.target;
+  const noise = Math.sqrt(num.rme ** 2 + den.rme ** 2);
+  const distance = Math.abs(ratio / spec.target - 1) * 100;
+  return {
+    ...base,
+    ratio: fixed(ratio, 3),
+    target: spec.target,
+    met,
+    by: met ? `met with ${fixed(factor, 2)}× to spare` : `missed by ${fixed(factor, 2)}×`,
+    marginOfErrorPercent: fixed(noise, 2),
+    withinNoise: distance < noise,
+    ...(spec.note ? { note: spec.note } : {}),
+  };
+}
+
+export function buildReport({ env, args, options, seed, distinctBytes, fixtures, backends, simdjson, results, durationMs }) {
+  const report = {
+    title: 'mcp-frames benchmarks',
+    generatedAt: new Date().toISOString(),
+    mode: args.quick ? 'quick' : 'full',
+    parts: Boolean(args.parts),
+    filter: args.filter,
+    durationSeconds: Math.round(durationMs / 1000),
+    ...env,
+    backends: {
+      ...backends,
+      note: "'wasm' is the build loadBackend('wasm') picked on this host; the js-against-wasm cases run on it",
+    },
+    simdjson,
+    benchmark: {
+      library: 'benchmark.js',
+      statistics: args.quick ? 'shortened for --quick: numbers are for smoke testing only' : "benchmark.js's defaults",
+      maxTime: options.maxTime,
+      minSamples: options.minSamples,
+      minTime: options.minTime,
+      notes: [
+        'each case runs alone, one after another, in one process; its check runs once before it is timed',
+        'MB/s counts 10^6 bytes of the operation input (the frame, the record stream) per second; encode counts the bytes it writes',
+        'rme is the relative margin of error of the mean at 95% confidence, in percent',
+        'a frame fixture smaller than distinctBytes is a family of distinct frames of one shape, at least distinctBytes in all, taken in turn, so that no branch predictor learns a repeated input; bytes is the mean frame size',
+      ],
+    },
+    seed,
+    distinctBytes,
+    fixtures,
+    cases: results.map((r) =>
+      r.opsPerSec
+        ? { ...r, opsPerSec: fixed(r.opsPerSec, 2), mbPerSec: fixed(r.mbPerSec, 2), rme: fixed(r.rme, 2), meanMs: fixed(r.meanMs, 6), deviationMs: fixed(r.deviationMs, 6) }
+        : r,
+    ),
+  };
+  report.targets = targetSpecs(backends.wasm).map((s) => judgeTarget(s, results, simdjson.native));
+  return report;
+}
+
+// ---------------------------------------------------------------------------
+// Markdown.
+
+const num = (x, d = 0) => (x == null ? '—' : x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d }));
+const mbs = (r) => (r ? `${num(r.mbPerSec, r.mbPerSec < 10 ? 2 : r.mbPerSec < 100 ? 1 : 0)} ±${num(r.rme, 1)}%` : '—');
+const ratio = (a, b) => (a && b ? `${num(a.opsPerSec / b.opsPerSec, 2)}×` : '—');
+
+/** The per-operation tables: columns are (label, name prefix, backend); ratios are (label, column, column). */
+function tableSpecs(wasm) {
+  const W = wasm;
+  return [
+    {
+      title: 'Validate-only (tag and strict JSON text, no value built)',
+      fixtures: FRAME_FIXTURES,
+      columns: [
+        ['js', 'frame/validate', 'js'],
+        ['wasm-simd', 'frame/validate', 'wasm-simd'],
+        ['wasm-scalar', 'frame/validate', 'wasm-scalar'],
+        ['simdjson isValid', 'peer/isvalid', 'simdjson'],
+        ['simdjson + TextDecoder', 'peer/isvalid-decode', 'simdjson'],
+        ['memcpy', 'peer/memcpy', 'memcpy'],
+      ],
+      ratios: [
+        ['wasm-simd/js', 1, 0],
+        ['wasm-scalar/js', 2, 0],
+        ['wasm-simd/simdjson', 1, 3],
+        ['wasm-simd/(simdjson+TD)', 1, 4],
+        ['wasm-simd/memcpy', 1, 5],
+      ],
+    },
+    {
+      title: 'Typed decode (bytes to the SDK value, under the full contract)',
+      fixtures: FRAME_FIXTURES,
+      columns: [
+        ['js', 'frame/decode', 'js'],
+        [W, 'frame/decode', W],
+        ['bare JSON.parse', 'peer/parse', 'JSON.parse'],
+        ['memcpy', 'peer/memcpy', 'memcpy'],
+      ],
+      ratios: [
+        ['wasm/js', 1, 0],
+        ['js/bare', 0, 2],
+        ['wasm/bare', 1, 2],
+        ['wasm/memcpy', 1, 3],
+      ],
+    },
+    {
+      title: 'Encode (SDK value to bytes, refusing what decode refuses)',
+      fixtures: FRAME_FIXTURES,
+      columns: [
+        ['js', 'frame/encode', 'js'],
+        [W, 'frame/encode', W],
+        ['stringify + encodeInto', 'peer/stringify', 'JSON.stringify'],
+        ['memcpy', 'peer/memcpy', 'memcpy'],
+      ],
+      ratios: [
+        ['wasm/js', 1, 0],
+        ['wasm/bare', 1, 2],
+        ['wasm/memcpy', 1, 3],
+      ],
+    },
+    {
+      title: "The relay's work (RelayCore.push, validate 'json': scan, verify, forward views)",
+      fixtures: [...FRAME_FIXTURES, 'stream-10k'],
+      columns: [
+        ['js', 'relay/work', 'js'],
+        [W, 'relay/work', W],
+        ['memcpy', 'peer/memcpy', 'memcpy'],
+      ],
+      ratios: [
+        ['wasm/js', 1, 0],
+        ['wasm/memcpy', 1, 2],
+      ],
+    },
+    {
+      title: 'The relay end to end (createRelay, a ReadableStream of 64 KiB chunks piped through it)',
+      fixtures: [...FRAME_FIXTURES, 'stream-10k'],
+      columns: [
+        ['js', 'relay/stream', 'js'],
+        [W, 'relay/stream', W],
+        ['memcpy', 'peer/memcpy', 'memcpy'],
+      ],
+      ratios: [
+        ['wasm/js', 1, 0],
+        ['wasm/memcpy', 1, 2],
+      ],
+    },
+    {
+      title: 'Records: scan plus validate on the reader, and typed decode of the whole stream',
+      fixtures: ['stream-10k'],
+      rowsByOp: true,
+      columns: [
+        ['scan js', 'records/scan', 'js'],
+        [`scan ${W}`, 'records/scan', W],
+        ['decode js', 'records/decode', 'js'],
+        [`decode ${W}`, 'records/decode', W],
+        ['bare JSON.parse loop', 'peer/parse', 'JSON.parse'],
+        ['memcpy', 'peer/memcpy', 'memcpy'],
+      ],
+      ratios: [
+        ['scan wasm/js', 1, 0],
+        ['decode wasm/js', 3, 2],
+        ['decode js/bare', 2, 4],
+        ['scan wasm/memcpy', 1, 5],
+      ],
+    },
+  ];
+}
+
+function renderTable(spec, results, fixtureInfo) {
+  const head = ['fixture', 'bytes', ...spec.columns.map((c) => `${c[0]} MB/s`), ...spec.ratios.map((r) => r[0])];
+  const lines = [`| ${head.join(' | ')} |`, `|${head.map((_, k) => (k === 0 ? ' --- ' : ' ---: ')).join('|')}|`];
+  let any = false;
+  for (const f of spec.fixtures) {
+    const cells = spec.columns.map((c) => lookup(results, `${c[1]}/${f}`, c[2]));
+    if (cells.every((c) => !c)) continue;
+    any = true;
+    const bytes = fixtureInfo.find((x) => x.name === f)?.bytes;
+    lines.push(`| ${f} | ${num(bytes)} | ${cells.map(mbs).join(' | ')} | ${spec.ratios.map((r) => ratio(cells[r[1]], cells[r[2]])).join(' | ')} |`);
+  }
+  return any ? lines.join('\n') : null;
+}
+
+const us = (r) => (r ? num(r.meanMs * 1000, r.meanMs < 0.01 ? 2 : r.meanMs < 1 ? 1 : 0) : '—');
+
+/** Decode and encode taken apart (the part/* cases of --parts), in microseconds per operation. */
+function renderParts(report, wasm) {
+  const c = report.cases;
+  const rows = FRAME_FIXTURES.filter((f) => c.some((x) => x.name.startsWith('part/') && x.fixture === f));
+  if (rows.length === 0) return null;
+  const g = (name, backend = 'js') => lookup(c, name, backend);
+  const sum = (...rs) => (rs.every(Boolean) ? num(rs.reduce((a, r) => a + r.meanMs, 0) * 1000, 1) : '—');
+  const out = [];
+  out.push('Microseconds per operation (mean). "Sum" adds up the steps; the gap to the measured whole is call overhead, allocation and noise.');
+  out.push('');
+  out.push(`| fixture | decode js | decode ${wasm} | verify js | verify ${wasm} | TextDecoder | JSON.parse | schema | sum (${wasm}) | bare parse | encode | walk | JSON.stringify | schema | encodeInto | sum |`);
+  out.push('| --- |' + ' ---: |'.repeat(15));
+  for (const f of rows) {
+    const verifyJs = g(`frame/validate/${f}`);
+    const verifyWasm = g(`frame/validate/${f}`, wasm);
+    const td = g(`part/textdecode/${f}`);
+    const jp = g(`part/jsonparse/${f}`);
+    const sc = g(`part/schema/${f}`);
+    const wk = g(`part/walk/${f}`);
+    const st = g(`part/stringify/${f}`);
+    const ei = g(`part/encodeinto/${f}`);
+    out.push(
+      `| ${f} | ${us(g(`frame/decode/${f}`))} | ${us(g(`frame/decode/${f}`, wasm))} | ${us(verifyJs)} | ${us(verifyWasm)} | ${us(td)} | ${us(jp)} | ${us(sc)} | ${sum(verifyWasm, td, jp, sc)} | ${us(g(`peer/parse/${f}`, 'JSON.parse'))} ` +
+        `| ${us(g(`frame/encode/${f}`, wasm))} | ${us(wk)} | ${us(st)} | ${us(sc)} | ${us(ei)} | ${sum(wk, st, sc, ei)} |`,
+    );
+  }
+  return out.join('\n');
+}
+
+function losses(report) {
+  const out = [];
+  const { cases } = report;
+  const wasmNames = ['wasm-simd', 'wasm-scalar'];
+  for (const c of cases) {
+    if (!wasmNames.includes(c.backend) || !c.opsPerSec) continue;
+    const js = lookup(cases, c.name, 'js');
+    if (js && c.opsPerSec < js.opsPerSec) {
+      const noise = Math.sqrt(c.rme ** 2 + js.rme ** 2);
+      const r = c.opsPerSec / js.opsPerSec;
+      out.push(`- \`${c.name}\` on ${c.backend}: ${num(r, 2)}× js (${num(c.mbPerSec, 1)} against ${num(js.mbPerSec, 1)} MB/s)${Math.abs(1 - r) * 100 < noise ? ', within the margin of error' : ''}`);
+    }
+    if (c.op === 'validate' && c.backend === 'wasm-simd') {
+      const sj = lookup(cases, `peer/isvalid/${c.fixture}`, 'simdjson');
+      if (sj && c.opsPerSec < sj.opsPerSec) out.push(`- \`${c.name}\` on wasm-simd: ${num(c.opsPerSec / sj.opsPerSec, 2)}× simdjson isValid`);
+    }
+  }
+  return out;
+}
+
+export function renderMarkdown(report) {
+  const r = report;
+  const out = [];
+  out.push(`# ${r.title}`);
+  out.push('');
+  out.push(
+    `${r.machine.cpu} (${r.machine.cores} logical cores, ${r.machine.os}), Node ${r.runtime.version} (V8 ${r.runtime.v8}), ` +
+      `${r.mode} run of ${r.cases.length} cases in ${Math.round(r.durationSeconds / 60)} min, ${r.generatedAt.slice(0, 16).replace('T', ' ')} UTC. ` +
+      `'wasm' is ${r.backends.wasm} here; 'auto' picked ${r.backends.auto}.`,
+  );
+  out.push('');
+  if (r.mode === 'quick' || r.filter) {
+    out.push(`> **Partial run**${r.mode === 'quick' ? ' (--quick: short runs, noisy numbers)' : ''}${r.filter ? `, filter \`${r.filter}\`` : ''}. Do not quote these numbers.`);
+    out.push('');
+  }
+  out.push(
+    r.simdjson.native
+      ? `simdjson ${r.simdjson.version}: the native addon loaded (\`${r.simdjson.path}\`).`
+      : `**simdjson ${r.simdjson.version}: the native addon did NOT load** (${r.simdjson.error}). Its cases were left out; no comparison was made against its JSON.parse fallback.`,
+  );
+  out.push('');
+  out.push('## How to read this');
+  out.push('');
+  out.push('- Every case checked its answer once before it was timed: decode deep-equals the fixture source, validate accepts the fixture and refuses its broken twins with the expected rule and offset, scans count the right records, relays forward exactly the valid bytes.');
+  out.push('- MB/s is 10^6 bytes of the operation input per second (the frame, or the record stream); encode counts the bytes it writes, which are the same frame. ± is the relative margin of error at 95% confidence. A ratio is a ratio of speeds: 2× means twice as fast.');
+  out.push('- **simdjson isValid** takes a JS string, so it is given the body already decoded by TextDecoder, outside the timing: the peer at its best. The **simdjson + TextDecoder** column times the decoding too, which is what a caller holding bytes pays. The target is judged against the first, the harder one. The addon copies the string to UTF-8 and builds a fresh `dom::parser` on every call, so it is not simdjson\'s raw speed, and on the 1 MiB fixtures its speed depends on whether malloc hands that memory back between calls: blob-1m ran at about 0.6 GB/s in some processes and 2 GB/s in others.');
+  out.push('- **bare JSON.parse** is `JSON.parse(new TextDecoder().decode(body))`: no strict-JSON checks, no schema. **stringify + encodeInto** is `JSON.stringify` then `TextEncoder.encodeInto` into a buffer allocated once: no walk, no schema, no allocation.');
+  out.push('- **memcpy** is `Uint8Array.prototype.set` of the same bytes: the physical limit; wasm/memcpy says how close to it a case comes.');
+  out.push('- Encode never calls a backend: its js and wasm rows run the same code, and their difference is noise.');
+  out.push('- A fixture under 1 MiB is a family of distinct frames taken in turn (see Fixtures), so that no branch predictor learns a repeated input.');
+  out.push('- All cases ran in one process, one after another: the JIT has seen every earlier fixture, as in a relay with mixed traffic. A case run alone can differ (bench/README.md, Profile one case).');
+  out.push('');
+
+  out.push('## Targets');
+  out.push('');
+  out.push('| target | fixture | ratio | needed | met | by how much |');
+  out.push('| --- | --- | ---: | ---: | --- | --- |');
+  for (const t of r.targets) {
+    const needed = `${t.comparison === '>=' ? '≥' : '≤'} ${t.target}×`;
+    const met = t.met === null ? 'not judged' : t.met ? 'met' : '**missed**';
+    const how = t.met === null ? t.note : `${t.by}${t.withinNoise ? ` (within the ±${t.marginOfErrorPercent}% margin of error)` : ''}`;
+    out.push(`| ${t.group} | ${t.fixture}${t.note && t.met !== null ? ` (${t.note})` : ''} | ${t.ratio == null ? '—' : `${num(t.ratio, 2)}×`} | ${needed} | ${met} | ${how} |`);
+  }
+  const judged = r.targets.filter((t) => t.met !== null);
+  out.push('');
+  out.push(`${judged.filter((t) => t.met).length} of ${r.targets.length} met, ${judged.filter((t) => !t.met).length} missed, ${r.targets.length - judged.length} not judged. For "within 1.5×" the ratio is a slowdown (bare JSON.parse speed over typed decode speed).`);
+  out.push('');
+
+  out.push('## Where WebAssembly loses');
+  out.push('');
+  const lost = losses(r);
+  out.push(lost.length ? lost.join('\n') : 'Nowhere in this run.');
+  out.push('');
+
+  out.push('## Results');
+  out.push('');
+  for (const spec of tableSpecs(r.backends.wasm)) {
+    const table = renderTable(spec, r.cases, r.fixtures);
+    if (!table) continue;
+    out.push(`### ${spec.title}`);
+    out.push('');
+    out.push(table);
+    out.push('');
+  }
+
+  const parts = renderParts(r, r.backends.wasm);
+  if (parts) {
+    out.push('### Decode and encode taken apart (--parts)');
+    out.push('');
+    out.push(parts);
+    out.push('');
+  }
+
+  out.push('## Every case');
+  out.push('');
+  out.push('| case | backend | bytes | ops/s | MB/s | ± | samples | what runs |');
+  out.push('| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |');
+  for (const c of r.cases) {
+    if (c.error) out.push(`| \`${c.name}\` | ${c.backend} | ${num(c.bytes)} | — | — | — | — | **${c.error}** |`);
+    else out.push(`| \`${c.name}\` | ${c.backend} | ${num(c.bytes)} | ${num(c.opsPerSec, c.opsPerSec < 100 ? 1 : 0)} | ${num(c.mbPerSec, 1)} | ${num(c.rme, 2)}% | ${c.samples} | ${c.impl} |`);
+  }
+  out.push('');
+
+  out.push('## Fixtures');
+  out.push('');
+  out.push(
+    `From a seeded generator (bench/lib/fixtures.mjs, seed 0x${r.seed.toString(16)}). A fixture smaller than ${num(r.distinctBytes)} bytes is a family of distinct frames ` +
+      'of the same shape, that many bytes in all, and each case takes them in turn: a branch predictor learns an input that repeats, and would flatter branchy code. "bytes" is the mean frame size.',
+  );
+  out.push('');
+  out.push('| fixture | bytes | distinct frames | bytes in all | non-ASCII | backslashes | what it is |');
+  out.push('| --- | ---: | ---: | ---: | ---: | ---: | --- |');
+  for (const f of r.fixtures)
+    out.push(`| ${f.name} | ${num(f.bytes)} | ${num(f.variants)} | ${num(f.totalBytes)} | ${num(f.nonAsciiShare * 100, 1)}% | ${num(f.backslashShare * 100, 1)}% | ${f.description} |`);
+  out.push('');
+
+  out.push('## Environment');
+  out.push('');
+  out.push(`- runtime: ${r.runtime.description}; ${r.runtime.platform}/${r.runtime.arch}; ${r.machine.totalMemoryGiB} GiB; load average ${r.machine.loadAverageAtStart.join(' ')} at the start, ${(r.machine.loadAverageAtEnd ?? []).join(' ')} at the end`);
+  out.push(`- versions: ${Object.entries(r.versions).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  out.push(`- builds: ${r.builds.map((b) => `${b.path} (${num(b.bytes)} B, sha256 ${b.sha256}…)`).join(', ')}`);
+  out.push(`- benchmark.js: ${r.benchmark.statistics} (maxTime ${r.benchmark.maxTime} s, minSamples ${r.benchmark.minSamples})`);
+  out.push('');
+  return out.join('\n');
+}

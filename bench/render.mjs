@@ -1,0 +1,17 @@
+#!/usr/bin/env node
+// Renders report.md and report.svg again from a report.json, without
+// running anything: `node bench/render.mjs [path/to/report.json]`.
+// For when only the presentation changed; the numbers stay those of the run.
+
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { renderMarkdown } from './lib/report.mjs';
+import { renderSvg } from './lib/svg.mjs';
+import { ROOT } from './lib/env.mjs';
+
+const file = resolve(process.argv[2] ?? join(ROOT, 'bench', 'report', 'report.json'));
+const report = JSON.parse(readFileSync(file, 'utf8'));
+const dir = dirname(file);
+writeFileSync(join(dir, 'report.md'), renderMarkdown(report));
+writeFileSync(join(dir, 'report.svg'), renderSvg(report));
+process.stderr.write(`rendered ${join(dir, 'report.md')} and report.svg from ${file}\n`);

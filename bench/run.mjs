@@ -1,0 +1,222 @@
+#!/usr/bin/env node
+// The benchmarks: `npm run bench [-- --filter REGEX] [-- --quick]`.
+//
+// Builds the seeded fixtures, checks every selected case once, times the
+// cases that passed with benchmark.js (one at a time, in this process), and
+// writes report.json, report.md and report.svg. See bench/README.md.
+
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import os from 'node:os';
+import Benchmark from 'benchmark';
+import { buildFixtures, describeFixture, DISTINCT_BYTES, SEED } from './lib/fixtures.mjs';
+import { environment, loadSimdjson, staleness, ROOT } from './lib/env.mjs';
+import { buildReport, renderMarkdown } from './lib/report.mjs';
+import { renderSvg } from './lib/svg.mjs';
+
+const USAGE = `usage: node bench/run.mjs [--filter REGEX] [--quick] [--parts] [--out DIR] [--list]
+
+  --filter REGEX  run only the cases whose name (layer/op/fixture) or
+                  name@backend matches REGEX, e.g. '^frame/validate/' or
+                  'blob-1m@wasm-simd$'
+  --quick         short runs for smoke testing (about a minute); the
+                  numbers are noisy and the report says so
+  --parts         also run the part/* cases: decode and encode taken apart
+                  step by step (TextDecoder, JSON.parse, schema, walk,
+                  JSON.stringify, encodeInto), to see where time goes
+  --out DIR       where to write the report; default bench/report for a
+                  full run, bench/report/partial for --filter or --quick
+  --list          print the case names and exit
+`;
+
+function parseArgs(argv) {
+  const args = { filter: null, quick: false, parts: false, out: null, list: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const value = () => {
+      if (i + 1 >= argv.length) throw new Error(`${a} needs a value`);
+      return argv[++i];
+    };
+    if (a === '--filter') args.filter = value();
+    else if (a.startsWith('--filter=')) args.filter = a.slice('--filter='.length);
+    else if (a === '--quick') args.quick = true;
+    else if (a === '--parts') args.parts = true;
+    else if (a === '--out') args.out = value();
+    else if (a.startsWith('--out=')) args.out = a.slice('--out='.length);
+    else if (a === '--list') args.list = true;
+    else if (a === '--help' || a === '-h') {
+      process.stdout.write(USAGE);
+      process.exit(0);
+    } else throw new Error(`unknown argument ${a}\n${USAGE}`);
+  }
+  return args;
+}
+
+/** benchmark.js's defaults for a full run; short runs for --quick. */
+function benchOptions(quick) {
+  return quick ? { maxTime: 0.1, minSamples: 3, minTime: 0.01, initCount: 1 } : {};
+}
+
+const fmt = (x, digits = 0) => x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const clock = (ms) => {
+  const s = Math.round(ms / 1000);
+  return `${String(Math.floor(s / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}`;
+};
+
+/** One line on stderr: rewritten in place on a terminal, one line per finished case otherwise. */
+function createProgress(total) {
+  const tty = process.stderr.isTTY;
+  const started = Date.now();
+  let done = 0;
+  const head = () => {
+    const elapsed = Date.now() - started;
+    const eta = done > 0 ? ` eta ${clock((elapsed / done) * (total - done))}` : '';
+    return `[${String(done + 1).padStart(String(total).length)}/${total} ${clock(elapsed)}${eta}]`;
+  };
+  const write = (line, final) => {
+    if (tty) process.stderr.write(`\r\x1b[K${line.slice(0, (process.stderr.columns || 120) - 1)}${final ? '\n' : ''}`);
+    else if (final) process.stderr.write(`${line}\n`);
+  };
+  return {
+    update(c, note) {
+      write(`${head()} ${c.name} @${c.backend}  ${note}`, false);
+    },
+    finish(c, note) {
+      write(`${head()} ${c.name} @${c.backend}  ${note}`, !tty || note.startsWith('FAILED') || note.startsWith('ERROR'));
+      done++;
+    },
+    end() {
+      if (tty) process.stderr.write('\r\x1b[K');
+    },
+    elapsed: () => Date.now() - started,
+  };
+}
+
+async function check(c) {
+  try {
+    if (c.checkAsync) await c.checkAsync();
+    else c.check();
+    return null;
+  } catch (error) {
+    return error.message;
+  }
+}
+
+function time(c, options, progress) {
+  return new Promise((resolve) => {
+    const bench = new Benchmark(`${c.name}@${c.backend}`, {
+      ...options,
+      defer: c.defer,
+      fn: c.fn,
+      onCycle() {
+        const n = bench.stats.sample.length;
+        progress.update(c, n ? `${fmt(bench.hz)} ops/s, ${n} samples` : 'calibrating');
+      },
+      onComplete: () => resolve(bench),
+      onError: () => resolve(bench),
+    });
+    bench.run({ async: true });
+  });
+}
+
+async function main() {
+  const args = parseArgs(process.argv.slice(2));
+  const filter = args.filter ? new RegExp(args.filter) : null;
+  const partial = Boolean(filter || args.quick || args.parts);
+  const outDir = args.out ? resolve(args.out) : join(ROOT, 'bench', 'report', partial ? 'partial' : '');
+
+  const simdjson = loadSimdjson();
+  if (!simdjson.native) process.stderr.write(`warning: simdjson: ${simdjson.error}; its cases are left out and the targets against it are not judged\n`);
+  for (const w of staleness()) process.stderr.write(`warning: ${w}\n`);
+
+  const fixtures = buildFixtures(SEED);
+  const { buildCases } = await import('./lib/cases.mjs');
+  const { cases: all, backends } = buildCases(fixtures, simdjson);
+  const cases = all.filter((c) => (args.parts || !c.extra) && (!filter || filter.test(c.name) || filter.test(`${c.name}@${c.backend}`)));
+  if (args.list) {
+    for (const c of cases) process.stdout.write(`${c.name}@${c.backend}\n`);
+    return;
+  }
+  if (cases.length === 0) throw new Error(`no case matches --filter ${args.filter}; try --list${args.parts ? '' : ' (and --parts for part/*)'}`);
+
+  const options = benchOptions(args.quick);
+  const env = environment(Benchmark);
+  const progress = createProgress(cases.length);
+  process.stderr.write(
+    `mcp-frames bench: ${cases.length} of ${all.length} cases, ${args.quick ? 'quick' : 'full'} run, ` +
+      `${env.machine.cpu} x${env.machine.cores}, node ${process.version}, wasm = ${backends.wasm.name}\n`,
+  );
+
+  const results = [];
+  let failures = 0;
+  for (const c of cases) {
+    const base = { name: c.name, layer: c.layer, op: c.op, fixture: c.fixture, backend: c.backend, impl: c.impl, bytes: c.bytes };
+    progress.update(c, 'checking');
+    const failed = await check(c);
+    if (failed) {
+      failures++;
+      results.push({ ...base, checked: false, error: `check failed: ${failed}` });
+      progress.finish(c, `FAILED its check, not timed: ${failed}`);
+      continue;
+    }
+    const bench = await time(c, options, progress);
+    if (bench.error) {
+      failures++;
+      results.push({ ...base, checked: true, error: `threw while timed: ${bench.error.message ?? bench.error}` });
+      progress.finish(c, `ERROR while timed: ${bench.error.message ?? bench.error}`);
+      continue;
+    }
+    let afterError = null;
+    try {
+      c.after?.();
+    } catch (error) {
+      afterError = error.message;
+      failures++;
+    }
+    const s = bench.stats;
+    const result = {
+      ...base,
+      checked: true,
+      opsPerSec: bench.hz,
+      mbPerSec: (bench.hz * c.bytes) / 1e6,
+      rme: s.rme,
+      samples: s.sample.length,
+      meanMs: s.mean * 1000,
+      deviationMs: s.deviation * 1000,
+      load1: Math.round(os.loadavg()[0] * 100) / 100,
+    };
+    if (afterError) result.error = `check after timing failed: ${afterError}`;
+    results.push(result);
+    progress.finish(c, `${fmt(result.opsPerSec)} ops/s  ${fmt(result.mbPerSec, 1)} MB/s  ±${fmt(s.rme, 2)}%  (${s.sample.length} samples)${afterError ? `  FAILED after: ${afterError}` : ''}`);
+  }
+  progress.end();
+
+  env.machine.loadAverageAtEnd = os.loadavg().map((x) => Math.round(x * 100) / 100);
+  const report = buildReport({
+    env,
+    args: { filter: args.filter, quick: args.quick, parts: args.parts },
+    options: { ...Benchmark.options, ...options },
+    seed: SEED,
+    distinctBytes: DISTINCT_BYTES,
+    fixtures: fixtures.map((f) => ({ name: f.name, kind: f.kind, description: f.description, ...describeFixture(f), ...(f.records ? { records: f.records } : {}) })),
+    backends: { wasm: backends.wasm.name, auto: (await import('../dist/node.js')).backend },
+    simdjson: { package: simdjson.package, version: simdjson.version, native: simdjson.native, path: simdjson.path, error: simdjson.error },
+    results,
+    durationMs: progress.elapsed(),
+  });
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(join(outDir, 'report.json'), JSON.stringify(report, null, 2) + '\n');
+  writeFileSync(join(outDir, 'report.md'), renderMarkdown(report));
+  writeFileSync(join(outDir, 'report.svg'), renderSvg(report));
+  const met = report.targets.filter((t) => t.met === true).length;
+  process.stderr.write(
+    `wrote ${relative(process.cwd(), outDir) || '.'}/report.{json,md,svg} in ${clock(progress.elapsed())}: ` +
+      `${results.length - failures} cases timed, ${failures} failed; targets met ${met} of ${report.targets.length}\n`,
+  );
+  if (failures > 0) process.exitCode = 1;
+}
+
+main().catch((error) => {
+  process.stderr.write(`${error.stack ?? error}\n`);
+  process.exit(2);
+});
