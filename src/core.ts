@@ -22,11 +22,15 @@
 //   init({ simd });                             // 'wasm-simd'
 
 import type { BackendName } from './backend/backend.js';
-import { chooseWasm, type CoreBuilds } from './backend/wasm/choose.js';
-import { adopt } from './runtime/choice.js';
+import { BackendUnavailableError } from './backend/loader.js';
+import { useBuilds } from './runtime/choice.js';
 
 export * from './runtime/face.js';
-export type { CoreBuilds } from './backend/wasm/choose.js';
+/** The two builds, as modules the host compiled (or bytes, where the host may compile them). */
+export interface CoreBuilds {
+  simd?: WebAssembly.Module | BufferSource;
+  scalar?: WebAssembly.Module | BufferSource;
+}
 
 /**
  * Chooses the backend from the caller's builds, once: the SIMD module where
@@ -34,5 +38,9 @@ export type { CoreBuilds } from './backend/wasm/choose.js';
  * later calls change nothing.
  */
 export function init(builds: CoreBuilds): BackendName {
-  return adopt(() => chooseWasm(builds));
+  return useBuilds((name) => {
+    const build = builds[name];
+    if (!build) throw new BackendUnavailableError(`no ${name} build was given to init()`);
+    return build;
+  });
 }

@@ -22,7 +22,7 @@
 // still resolves.
 //
 // Instantiating the compiled module stays synchronous (createWasmBackend
-// makes the instance when chooseWasm picks it). Chromium 156, which the
+// makes the instance when the loader picks it). Chromium 156, which the
 // runtime matrix runs, allows that on the main thread; a browser that
 // refused it would leave the JS path, as any other load failure does.
 //
@@ -32,8 +32,7 @@
 // condition names gets the entry that assumes the least.
 
 import { scalar, simd } from './core-base64.js';
-import { chooseWasm } from '../backend/wasm/choose.js';
-import { adopt } from './choice.js';
+import { adopt, useBuilds } from './choice.js';
 
 export * from './face.js';
 
@@ -64,5 +63,11 @@ async function compileBest(): Promise<{ simd?: WebAssembly.Module; scalar?: WebA
 
 // Whatever goes wrong, `ready` settles: on the JS path at worst.
 compileBest()
-  .then((modules) => adopt(() => chooseWasm(modules)))
+  .then((modules) =>
+    useBuilds((name) => {
+      // The build compiled above, or the other one's bytes, compiled on demand (and refused
+      // by a host that forbids synchronous compiles, which loadBackend reports).
+      return modules[name] ?? decode(name === 'simd' ? simd : scalar);
+    }),
+  )
   .catch(() => adopt(() => undefined));

@@ -17,6 +17,7 @@
 import type { Backend, BackendName } from '../backend/backend.js';
 import { setDefaultBackend } from '../backend/default.js';
 import { jsBackend } from '../backend/js.js';
+import { BackendUnavailableError, createLoader, type BackendChoice, type BuildSource } from '../backend/loader.js';
 
 let chosen: BackendName = 'js';
 let settled = false;
@@ -43,4 +44,27 @@ export function adopt(choose: () => Backend | undefined): BackendName {
   chosen = use.name;
   settle(chosen);
   return chosen;
+}
+
+/** Until an entry hands over its builds, there are none: 'auto' is 'js', and a wasm name says why. */
+let loader = createLoader(() => {
+  throw new BackendUnavailableError('the WebAssembly builds are not loaded yet on this host (await ready)');
+});
+
+/**
+ * The entry's builds: from now on loadBackend() makes backends from them,
+ * and the default is chosen from them (once; see adopt).
+ */
+export function useBuilds(source: BuildSource): BackendName {
+  loader = createLoader(source);
+  return adopt(() => loader('auto'));
+}
+
+/**
+ * The backend named by `choice`, made from this host's builds: 'js',
+ * 'wasm-simd', 'wasm-scalar', 'wasm' (the best of the two) or 'auto' (the
+ * best, else 'js'). Throws BackendUnavailableError when it cannot be had.
+ */
+export function loadBackend(choice: BackendChoice): Backend {
+  return loader(choice);
 }

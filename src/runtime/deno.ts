@@ -6,7 +6,7 @@
 // beside dist/ whether the package sits in node_modules or in Deno's npm
 // cache, and needs no top-level await. A fetch of the same URL would need
 // one, and --allow-net besides. Deno compiles modules of any size
-// synchronously, so chooseWasm compiles the bytes here and `backend` holds
+// synchronously, so the bytes are compiled here and `backend` holds
 // the winner before the importer's first line runs.
 //
 // # Without read permission
@@ -15,20 +15,20 @@
 // a build that cannot be read is a build this host does not have. `backend`
 // then reads 'js'.
 
-import { chooseWasm } from '../backend/wasm/choose.js';
-import { adopt } from './choice.js';
+import { BackendUnavailableError } from '../backend/loader.js';
+import { useBuilds } from './choice.js';
 
 export * from './face.js';
 
 /** The part of Deno's namespace this entry uses; the ambient types are Deno's own and not installed here. */
 declare const Deno: { readFileSync(path: URL): Uint8Array<ArrayBuffer> };
 
-function read(name: 'simd' | 'scalar'): Uint8Array<ArrayBuffer> | undefined {
+function read(name: 'simd' | 'scalar'): Uint8Array<ArrayBuffer> {
   try {
     return Deno.readFileSync(new URL(`../../build/core-${name}.wasm`, import.meta.url));
-  } catch {
-    return undefined;
+  } catch (error) {
+    throw new BackendUnavailableError(`build/core-${name}.wasm cannot be read: ${(error as Error).message}`);
   }
 }
 
-adopt(() => chooseWasm({ simd: read('simd'), scalar: read('scalar') }));
+useBuilds(read);

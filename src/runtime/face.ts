@@ -2,8 +2,9 @@
 //
 // The entries differ only in how they load the core (src/runtime/<host>.ts);
 // what a caller imports is the same everywhere, so package.json's one
-// "types" condition describes them all. The Node entry adds its loader
-// (loadBackend and friends) on top.
+// "types" condition describes them all, loadBackend included: each entry
+// hands its own builds to it (the Node entry reads them from disk).
 
 export * from '../index.js';
-export { backend, ready } from './choice.js';
+export { backend, ready, loadBackend } from './choice.js';
+export { BACKEND_CHOICES, BackendUnavailableError, type BackendChoice } from '../backend/loader.js';

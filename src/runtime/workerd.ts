@@ -7,7 +7,7 @@
 // Worker's .wasm must be a module of the Worker itself, compiled by the
 // runtime when it loads: wrangler's bundler, or a miniflare/workerd
 // `CompiledWasm` module rule, turns each `import … from '…/core-*.wasm'`
-// below into a WebAssembly.Module. chooseWasm instantiates the SIMD one
+// below into a WebAssembly.Module. The loader instantiates the SIMD one
 // (or the scalar one) and compiles nothing.
 //
 // # Chosen at load, no await
@@ -20,9 +20,8 @@
 
 import simd from '../../build/core-simd.wasm';
 import scalar from '../../build/core-scalar.wasm';
-import { chooseWasm } from '../backend/wasm/choose.js';
-import { adopt } from './choice.js';
+import { useBuilds } from './choice.js';
 
 export * from './face.js';
 
-adopt(() => chooseWasm({ simd, scalar }));
+useBuilds((name) => (name === 'simd' ? simd : scalar));

@@ -41,6 +41,18 @@ export async function runSmoke(lib, vectors) {
   check(readyName === auto.name, `ready resolved '${readyName}' but the default backend is '${auto.name}'`);
   check(lib.backend === auto.name, `backend reads '${lib.backend}' but the default backend is '${auto.name}'`);
   check(lib.jsBackend.name === 'js', `jsBackend is named '${lib.jsBackend.name}'`);
+  // loadBackend is on every entry, made from that host's own builds.
+  check(typeof lib.loadBackend === 'function' && lib.loadBackend('js') === lib.jsBackend, 'loadBackend is missing or does not give the js backend');
+  check(lib.loadBackend?.('auto').name === auto.name, `loadBackend('auto') is not the default backend '${auto.name}'`);
+  for (const name of ['wasm-simd', 'wasm-scalar']) {
+    let got;
+    try {
+      got = lib.loadBackend(name).name;
+    } catch (error) {
+      got = `${error?.name}: ${error?.message}`;
+    }
+    check(got === name, `loadBackend('${name}') gave ${got}`);
+  }
 
   for (const [label, backend] of [['auto', auto], ['js', lib.jsBackend]]) {
     for (const v of vectors.frames) {
