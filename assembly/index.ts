@@ -12,9 +12,7 @@
 // status from ./status.
 
 import { verifyFrame as verifyFrameAt, frameFaultOffset } from './frame';
-import { validateText, faultAt } from './json';
 import { scanRecords as scanRecordsAt, table, stop, TABLE_CAPACITY, ENTRY_FIELDS } from './records';
-import { OK } from './status';
 
 /** The first byte JS may use as scratch. */
 export function scratch(): usize {
@@ -47,20 +45,6 @@ export function verifyFrame(ptr: usize, length: usize): i32 {
 /** The payload offset of the last verifyFrame fault (-1 for an empty payload). */
 export function faultOffset(): i32 {
   return frameFaultOffset;
-}
-
-/** Rule 4.1 alone over [ptr, ptr + length); the fault's offset via textFaultOffset(). */
-export function validateJson(ptr: usize, length: usize): i32 {
-  const status = validateText(ptr, ptr + length);
-  lastTextFault = status == OK ? 0 : <i32>(faultAt - ptr);
-  return status;
-}
-
-let lastTextFault: i32 = 0;
-
-/** The offset, from the start of the text, of the last validateJson fault. */
-export function textFaultOffset(): i32 {
-  return lastTextFault;
 }
 
 /** Scans records in [ptr, ptr + length); see ./records. */

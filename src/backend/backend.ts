@@ -6,7 +6,7 @@
 // builds values (JSON.parse, the SDK schema) is shared TypeScript on top,
 // so the backends can differ only where the differential test looks.
 
-import type { Status } from './status.js';
+import { Status } from './status.js';
 import type { RecordReader, RecordSink, ReaderLimits } from '../records/reader.js';
 
 export type BackendName = 'js' | 'wasm-simd' | 'wasm-scalar';
@@ -17,6 +17,11 @@ export interface FrameFault {
   /** Offset into the payload (tag = 0); -1 for an empty payload. */
   readonly offset: number;
 }
+
+/** The fault of an empty payload, the same from every backend. */
+export const EMPTY_PAYLOAD: FrameFault = { status: Status.Empty, offset: -1 };
+/** The fault of a payload whose first byte is no tag, the same from every backend. */
+export const UNKNOWN_TAG: FrameFault = { status: Status.UnknownTag, offset: 0 };
 
 export interface Backend {
   readonly name: BackendName;

@@ -1,18 +1,14 @@
 // The pure-JS backend: the fallback for hosts without WebAssembly, and the
 // baseline the core is measured against and must agree with.
 
-import { Status } from './status.js';
-import type { Backend, FrameFault } from './backend.js';
+import { EMPTY_PAYLOAD, UNKNOWN_TAG, type Backend, type FrameFault } from './backend.js';
 import { validateJsonText } from '../contract/json-text.js';
 import { TAG_ERROR, TAG_RESULT } from '../frame/tags.js';
 import { JsRecordReader } from '../records/reader.js';
 
-const EMPTY: FrameFault = { status: Status.Empty, offset: -1 };
-const UNKNOWN_TAG: FrameFault = { status: Status.UnknownTag, offset: 0 };
-
 /** Tag dispatch, then the JSON text after the tag. */
 export function verifyFrame(payload: Uint8Array): FrameFault | null {
-  if (payload.length === 0) return EMPTY;
+  if (payload.length === 0) return EMPTY_PAYLOAD;
   const tag = payload[0];
   if (tag !== TAG_RESULT && tag !== TAG_ERROR) return UNKNOWN_TAG;
   return validateJsonText(payload, 1, payload.length);

@@ -48,11 +48,6 @@ export class ChannelSequence<R> implements RecordSink {
     private readonly onRecord?: (record: RecordInfo) => void,
   ) {}
 
-  /** How many channels have a response and no finish yet. */
-  get openChannels(): number {
-    return this.open.size;
-  }
-
   admits(channel: number): boolean {
     return this.open.size < this.maxOpenChannels || this.open.has(channel);
   }

@@ -9,19 +9,16 @@
 // scratch region; in the ordinary case there is only ever the one.
 
 import { Status } from '../status.js';
-import type { Backend, BackendName, FrameFault } from '../backend.js';
+import { EMPTY_PAYLOAD, UNKNOWN_TAG, type Backend, type BackendName, type FrameFault } from '../backend.js';
 import type { RecordReader, RecordSink, ReaderLimits } from '../../records/reader.js';
 import { recordFault, type RecordFault } from '../../records/record-error.js';
 import { HEADER_SIZE, KIND_FINISH } from '../../records/record.js';
 import { Core } from './core.js';
 import { HeldBytes } from '../../records/held-bytes.js';
 
-const EMPTY: FrameFault = { status: Status.Empty, offset: -1 };
-const UNKNOWN_TAG: FrameFault = { status: Status.UnknownTag, offset: 0 };
-
 function frameFault(status: number, offset: number): FrameFault | null {
   if (status === Status.Ok) return null;
-  if (status === Status.Empty) return EMPTY;
+  if (status === Status.Empty) return EMPTY_PAYLOAD;
   if (status === Status.UnknownTag) return UNKNOWN_TAG;
   return { status: status as Status, offset };
 }

@@ -18,8 +18,6 @@ export interface CoreExports {
   entryFields(): number;
   verifyFrame(ptr: number, length: number): number;
   faultOffset(): number;
-  validateJson(ptr: number, length: number): number;
-  textFaultOffset(): number;
   scanRecords(ptr: number, length: number, maxFrame: number, verify: number): number;
 }
 
