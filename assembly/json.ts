@@ -64,6 +64,12 @@ export let faultAt: usize = 0;
   return 0;
 }
 
+/** As fail, for validateText, which answers with the status itself. */
+@inline function refuse(status: i32, at: usize): i32 {
+  fail(status, at);
+  return status;
+}
+
 @inline function isWhitespace(c: u32): bool {
   return c == 0x20 || c == 0x0a || c == 0x0d || c == 0x09;
 }
@@ -234,23 +240,20 @@ export function validateText(start: usize, end: usize): i32 {
   let depth: i32 = 0;
   let p = skipWhitespace(start, end);
   if (p + 2 < end && load<u8>(p) == 0xef && load<u8>(p + 1) == 0xbb && load<u8>(p + 2) == 0xbf) {
-    fail(BOM, p);
-    return BOM;
+    return refuse(BOM, p);
   }
 
   // Each turn reads one value at p, then the punctuation after it.
   while (true) {
     if (p >= end) {
-      fail(JSON_END, end);
-      return JSON_END;
+      return refuse(JSON_END, end);
     }
     let r: usize;
     const c = <u32>load<u8>(p);
     if (c == 0x7b) {
       // '{': an object; read its first key, or its end.
       if (++depth > MAX_DEPTH) {
-        fail(DEPTH, p);
-        return DEPTH;
+        return refuse(DEPTH, p);
       }
       store<u8>(stack + <usize>depth, OBJECT);
       p = skipWhitespace(p + 1, end);
@@ -266,8 +269,7 @@ export function validateText(start: usize, end: usize): i32 {
     } else if (c == 0x5b) {
       // '[': an array; read its first value, or its end.
       if (++depth > MAX_DEPTH) {
-        fail(DEPTH, p);
-        return DEPTH;
+        return refuse(DEPTH, p);
       }
       store<u8>(stack + <usize>depth, ARRAY);
       p = skipWhitespace(p + 1, end);
@@ -288,8 +290,7 @@ export function validateText(start: usize, end: usize): i32 {
     } else if (c == 0x2d || isDigit(c)) {
       r = scanNumber(p, end);
     } else {
-      fail(JSON_SYNTAX, p);
-      return JSON_SYNTAX;
+      return refuse(JSON_SYNTAX, p);
     }
     if (r == 0) return faultStatus;
     p = r;
@@ -299,14 +300,12 @@ export function validateText(start: usize, end: usize): i32 {
       p = skipWhitespace(p, end);
       if (depth == 0) {
         if (p < end) {
-          fail(TRAILING, p);
-          return TRAILING;
+          return refuse(TRAILING, p);
         }
         return OK;
       }
       if (p >= end) {
-        fail(JSON_END, end);
-        return JSON_END;
+        return refuse(JSON_END, end);
       }
       const punct = <u32>load<u8>(p);
       if (punct == 0x2c) {
@@ -324,8 +323,7 @@ export function validateText(start: usize, end: usize): i32 {
         p++;
         continue;
       }
-      fail(JSON_SYNTAX, p);
-      return JSON_SYNTAX;
+      return refuse(JSON_SYNTAX, p);
     }
   }
   return OK; // not reached: the loop only returns
