@@ -81,12 +81,14 @@ export class DemoClient {
       const w = this.waiting.get(e.channel);
       if (!w) continue;
       this.waiting.delete(e.channel);
+      const size = this.sizes.get(e.channel) ?? 0;
+      this.sizes.delete(e.channel);
       const exchange: Exchange = {
         channel: e.channel,
         method: w.request.method,
         params: w.request.params,
         outcome: e,
-        bytes: e.outcome === 'not-carried' || e.outcome === 'incomplete' ? 0 : (this.sizes.get(e.channel) ?? 0),
+        bytes: e.outcome === 'not-carried' || e.outcome === 'incomplete' ? 0 : size,
         ms: performance.now() - w.started,
       };
       if (e.outcome === 'error') exchange.mcpError = toMcpError(e.error);
