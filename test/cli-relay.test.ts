@@ -10,15 +10,12 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { endpointCodec, listResources, readResource } from '../src/frame/endpoints.js';
 import { encodeFinish, encodeResponse } from '../src/records/record.js';
+import { STREAM_VECTORS } from './support/vectors.js';
 import { model } from './support/relay-model.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const bin = path.join(root, 'dist/cli/main.js');
-const VECTORS = JSON.parse(fs.readFileSync(path.resolve(root, '../shared/conformance/streams.json'), 'utf8')) as Array<{
-  name: string;
-  endpoint: string;
-  hex: string;
-}>;
+const VECTORS = STREAM_VECTORS;
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const lines = (text: string) => text.split('\n').filter(Boolean).map((l) => JSON.parse(l));

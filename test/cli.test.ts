@@ -1,8 +1,7 @@
 // The mcp-frames command line, run as a user runs it: the built bin, spawned.
 //
-// The shared vectors are read from ../shared/conformance at run time (never
-// copied) and every one goes through `decode --hex` and `inspect --json`
-// with the js backend, judged by the rules of conformance/README.md. The
+// Every vector in spec/vectors goes through `decode --hex` and `inspect --json`
+// with the js backend, judged by the rules of spec/vectors/README.md. The
 // output shapes (member order, the end line, exit statuses) are held here
 // exactly, since scripts depend on them.
 
@@ -11,36 +10,12 @@ import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { FRAME_VECTORS, STREAM_VECTORS, type StreamVector } from './support/vectors.js';
 
 const root = process.cwd();
 const bin = path.resolve(root, 'dist/cli/main.js');
-const vectorsDir = path.resolve(process.cwd(), '../shared/conformance');
-
-interface FrameVector {
-  name: string;
-  endpoint: string;
-  hex: string;
-  expect: { kind: 'result'; result: unknown } | { kind: 'error'; error: unknown } | { kind: 'frame-error'; reason: string; tag?: number };
-}
-
-interface StreamOutcome {
-  channel: number;
-  outcome: string;
-  result?: unknown;
-  error?: unknown;
-  reason?: string;
-  tag?: number;
-}
-
-interface StreamVector {
-  name: string;
-  endpoint: string;
-  hex: string;
-  expect: { outcomes: StreamOutcome[]; end: { kind: 'ok' } | { kind: 'record-error'; reason: string; offset: number } };
-}
-
-const frames: FrameVector[] = JSON.parse(fs.readFileSync(path.join(vectorsDir, 'frames.json'), 'utf8'));
-const streams: StreamVector[] = JSON.parse(fs.readFileSync(path.join(vectorsDir, 'streams.json'), 'utf8'));
+const frames = FRAME_VECTORS;
+const streams = STREAM_VECTORS;
 
 function run(args: string[], input?: string | Buffer): SpawnSyncReturns<string> {
   return spawnSync(process.execPath, [bin, ...args], { input, cwd: root, encoding: 'utf8', maxBuffer: 1 << 26, timeout: 30_000 });
@@ -317,7 +292,7 @@ describe('--backend wasm', () => {
 });
 
 describe('conformance', () => {
-  it('answers every shared vector with js, and says so', () => {
+  it('answers every vector the package ships with js, and says so', () => {
     const r = run(['conformance', '--backend', 'js']);
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);

@@ -1,11 +1,9 @@
-// Every conformance vector (shared/conformance), answered exactly by every backend.
+// Every conformance vector (spec/vectors), answered exactly by every backend.
 //
-// The vectors are read from ../shared/conformance at run time, never copied
-// (conformance/README.md). Frames go through codec.tryDecode; streams go
-// through a StreamDecoder, once as one chunk and once a byte at a time.
+// The vectors are judged by the rules of spec/vectors/README.md. Frames go
+// through codec.tryDecode; streams go through a StreamDecoder, once as one
+// chunk and once a byte at a time.
 
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { BACKEND_ROWS } from './backends.js';
 import { fromHex, chunksOf } from './support/bytes.js';
@@ -13,33 +11,10 @@ import { decodeChunks } from './support/events.js';
 import { ENDPOINTS } from '../src/frame/endpoints.js';
 import { FrameError } from '../src/frame/frame-error.js';
 import type { StreamEvent } from '../src/records/outcome.js';
+import { FRAME_VECTORS, STREAM_VECTORS, type StreamVector } from './support/vectors.js';
 
-const DIR = path.resolve(process.cwd(), '../shared/conformance');
-
-type FrameExpect =
-  | { kind: 'result'; result: unknown }
-  | { kind: 'error'; error: unknown }
-  | { kind: 'frame-error'; reason: string; tag?: number };
-
-interface FrameVector {
-  name: string;
-  endpoint: string;
-  hex: string;
-  expect: FrameExpect;
-}
-
-interface StreamVector {
-  name: string;
-  endpoint: string;
-  hex: string;
-  expect: {
-    outcomes: Record<string, unknown>[];
-    end: { kind: 'ok' } | { kind: 'record-error'; reason: string; offset: number };
-  };
-}
-
-const frames = JSON.parse(readFileSync(path.join(DIR, 'frames.json'), 'utf8')) as FrameVector[];
-const streams = JSON.parse(readFileSync(path.join(DIR, 'streams.json'), 'utf8')) as StreamVector[];
+const frames = FRAME_VECTORS;
+const streams = STREAM_VECTORS;
 
 /** A decoder's events in the vectors' form: outcomes, then the end. */
 function vectorForm(events: StreamEvent[]): StreamVector['expect'] {

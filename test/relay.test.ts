@@ -17,14 +17,11 @@ import type { RelayFault } from '../src/relay/fault.js';
 import { encodeFinish, encodeResponse } from '../src/records/record.js';
 import { pipeIterable } from '../src/streams/iterate.js';
 import { Gen, rng, stream } from './support/generate.js';
+import { STREAM_VECTORS } from './support/vectors.js';
 import { model, type Expected } from './support/relay-model.js';
 
 const SEED = Number(process.env.MCP_FRAMES_SEED ?? Date.now() % 2 ** 31);
-const VECTORS = JSON.parse(fs.readFileSync(path.resolve(process.cwd(), '../shared/conformance/streams.json'), 'utf8')) as Array<{
-  name: string;
-  endpoint: string;
-  hex: string;
-}>;
+const VECTORS = STREAM_VECTORS;
 
 async function relay(
   input: Uint8Array,

@@ -1,13 +1,14 @@
-// `mcp-frames conformance`: does this library answer the shared vectors exactly?
+// `mcp-frames conformance`: does this library answer the contract's vectors exactly?
 //
-// # Read at run time, never copied
+// # The vectors the package ships
 //
-// The vectors belong to the project's shared folder (../shared/conformance
-// from the package root), and every implementation is held to the same
-// files. Copying them in would let a copy drift from the original, so they
-// are read from DIR each run.
+// The contract (spec/WIRE.md) and its vectors (spec/vectors/) are part of
+// the package, so with no DIR the command answers the vectors of the very
+// version it runs: spec/vectors/ at the package root, found from this
+// module's own location, not from the current directory. A DIR names
+// another folder holding a frames.json and a streams.json.
 //
-// # What "exactly" means (conformance/README.md)
+// # What "exactly" means (spec/vectors/README.md)
 //
 // A result or an MCP error deep-equals the expected value, member order
 // aside. A frame error matches on its reason and tag: the message and the
@@ -17,6 +18,7 @@
 
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import type { Backend } from '../backend/backend.js';
 import { ENDPOINTS } from '../frame/endpoints.js';
@@ -29,8 +31,8 @@ import { fsReason, type Io, type LineWriter } from './io.js';
 
 const CONFORMANCE_FLAGS = { ...COMMON_FLAGS } as const;
 
-/** Where the vectors are when no DIR is given, from the current directory. */
-export const DEFAULT_VECTORS_DIR = '../shared/conformance';
+/** Where the vectors are when no DIR is given: spec/vectors/ in this package (two folders above dist/cli/). */
+export const DEFAULT_VECTORS_DIR = fileURLToPath(new URL('../../spec/vectors/', import.meta.url));
 
 /** An answer in the vectors' own form (frames.json `expect`). */
 type FrameAnswer =
@@ -175,6 +177,7 @@ export async function conformanceCommand(args: readonly string[], io: Io): Promi
   const flags = parseFlags('conformance', args, CONFORMANCE_FLAGS, 1);
   if (flags.values.help) return 'help';
   const backend = backendFlag('conformance', flags);
-  const dir = path.resolve(io.cwd, flags.positionals[0] ?? DEFAULT_VECTORS_DIR);
+  const given = flags.positionals[0];
+  const dir = given === undefined ? DEFAULT_VECTORS_DIR : path.resolve(io.cwd, given);
   return checkVectors(dir, backend, io.out);
 }

@@ -56,7 +56,8 @@ Usage:
   mcp-frames conformance [--backend B] [DIR]
       Answers the vectors in DIR/frames.json and DIR/streams.json, one line
       each, then "conformance (BACKEND): N/M vectors answered exactly".
-      DIR defaults to ${DEFAULT_VECTORS_DIR}, from the current directory.
+      DIR defaults to the vectors this package ships (spec/vectors/ at the
+      package root: ${DEFAULT_VECTORS_DIR}).
 
   mcp-frames help | --help | -h      this text (also: COMMAND --help)
   mcp-frames --version               the package version

@@ -1,19 +1,29 @@
-// `npm run test:runtimes`: the smoke suite in six runtimes, then the bundler check; one line each, exit status 1 when any fails.
+// `npm run test:runtimes`: the smoke suite in eight runtimes, then the bundler check; one line each, exit status 1 when any fails.
+//
+// # The runtimes
+//
+// node (the Node running this harness), node22 and node24 (binaries from
+// npm, see run/node-versions.js), deno, bun, chromium (see run/chromium.js
+// for which one), workerd and edge-runtime; then the page built by esbuild
+// and by vite, run in the same Chromium.
 //
 // # The lines
 //
-//   runtime NAME: pass (backend B, N checks)     or   runtime NAME: fail (reason)
-//   bundler NAME: pass (backend B, N checks)     or   bundler NAME: fail (reason)
+//   runtime NAME: pass (backend B, N checks, WHAT RAN)   or   runtime NAME: fail (reason)
+//   bundler NAME: pass (backend B, N checks, WHAT RAN)   or   bundler NAME: fail (reason)
+//   runtime NAME: not available on this platform (why)
 //
 // then one summary line with the timings. A runtime that cannot start fails
-// with its reason; nothing is skipped. A pass needs every check of the
-// suite to hold, the backend to be wasm-simd (all six hosts run SIMD), and
-// 'mcp-frames' to have resolved to the entry written for that host.
+// with its reason; nothing is skipped. The one exception is a runtime whose
+// binaries do not exist for this platform at all (Node 22 and 24 from npm
+// are linux x64 only): its line says so, and it counts neither way. On linux
+// x64, which is CI, every runtime runs. A pass needs every check of the
+// suite to hold, the backend to be wasm-simd (all of these hosts run SIMD),
+// and 'mcp-frames' to have resolved to the entry written for that host.
 //
 // # The vectors
 //
-// Read from ../shared/conformance beside the project, never copied into it,
-// and handed to each runtime as data: on stdin (node, deno, bun), as a
+// Read from the project's spec/vectors and handed to each runtime as data: on stdin (node, deno, bun), as a
 // request body (workerd, edge-runtime), or served to a page (chromium and
 // the bundled pages).
 //
@@ -33,14 +43,15 @@ import { bundle } from './run/bundle.js';
 import { makeConsumer, buildWithEsbuild, buildWithVite } from './run/bundlers.js';
 import { launchChromium } from './run/chromium.js';
 import { runEdge } from './run/edge.js';
+import { NotAvailable, nodeBinary } from './run/node-versions.js';
 import { runChild } from './run/process.js';
 import { runWorkerd } from './run/workerd.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const conformance = path.resolve(root, '../shared/conformance');
+const conformance = path.join(root, 'spec/vectors');
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
 
-/** The backend every host here must give: all six run WebAssembly SIMD. */
+/** The backend every host here must give: all of them run WebAssembly SIMD. */
 const EXPECTED_BACKEND = 'wasm-simd';
 
 /** How long one check may take, start to report, before it fails. */
@@ -62,6 +73,13 @@ function checks(chromium) {
       entry: 'dist/runtime/node.js',
       run: async (vectors) => fromChild(await runChild(process.execPath, ['test/runtimes/hosts/process.js'], root, vectors)),
     },
+    ...['node22', 'node24'].map((name) => ({
+      kind: 'runtime',
+      name,
+      entry: 'dist/runtime/node.js',
+      run: async (vectors) => fromChild(await runChild(await nodeBinary(name), ['test/runtimes/hosts/process.js'], root, vectors)),
+      extra: (report) => (report.runtime?.startsWith(`Node v${name.slice(4)}.`) ? null : `ran ${report.runtime}, not Node ${name.slice(4)}`),
+    })),
     {
       kind: 'runtime',
       name: 'deno',
@@ -80,7 +98,10 @@ function checks(chromium) {
       kind: 'runtime',
       name: 'chromium',
       entry: 'dist/runtime/browser.js',
-      run: async (vectors) => runPage(await chromium(), vectors),
+      run: async (vectors) => {
+        const browser = await chromium();
+        return { ...(await runPage(browser, vectors)), ran: browser.name };
+      },
       extra: pageFault,
     },
     {
@@ -111,8 +132,9 @@ function bundlerChecks(chromium, consumer) {
     run: async (vectors) => {
       const { dir } = await consumer();
       const { out, inputs } = await build(dir);
-      const report = await (await chromium()).run(out, { '/vectors.json': vectors });
-      return { report, files: inputs };
+      const browser = await chromium();
+      const report = await browser.run(out, { '/vectors.json': vectors });
+      return { report, files: inputs, ran: browser.name };
     },
     extra: pageFault,
   }));
@@ -142,22 +164,27 @@ async function main() {
   const chromium = once(launchChromium);
   const consumer = once(() => makeConsumer(root));
   let failed = 0;
+  let missing = 0;
   let timedOut = false;
   const timings = [];
   for (const check of [...checks(chromium), ...bundlerChecks(chromium, consumer)]) {
     const t0 = performance.now();
     let fault;
-    let report;
+    let outcome;
     try {
-      const outcome = await withTimeout(check.run(vectors), CHECK_TIMEOUT_MS);
-      report = outcome.report;
+      outcome = await withTimeout(check.run(vectors), CHECK_TIMEOUT_MS);
       fault = judge(check, outcome);
     } catch (error) {
+      if (error instanceof NotAvailable) {
+        missing++;
+        console.log(`${check.kind} ${check.name}: ${error.message}`);
+        continue;
+      }
       fault = error instanceof Error ? error.message : String(error);
       if (error instanceof TimeoutError) timedOut = true;
     }
     if (fault) failed++;
-    console.log(fault ? `${check.kind} ${check.name}: fail (${oneLine(fault)})` : `${check.kind} ${check.name}: pass (backend ${report.backend}, ${report.checks} checks)`);
+    console.log(fault ? `${check.kind} ${check.name}: fail (${oneLine(fault)})` : `${check.kind} ${check.name}: pass (${passDetail(outcome)})`);
     timings.push(`${check.name} ${seconds(t0)}`);
   }
 
@@ -165,15 +192,20 @@ async function main() {
   await consumer.settled()?.then((c) => c.remove()).catch(() => {});
   console.log(`runtimes and bundlers: ${failed === 0 ? 'all passed' : `${failed} failed`} in ${seconds(started)} (${timings.join(', ')})`);
   // The plain closing line CI reads: every runtime and bundler is one test.
-  console.log(`${timings.length - failed} passed, ${failed} failed`);
+  console.log(`${timings.length - failed} passed, ${failed} failed${missing ? `, ${missing} not available on this platform` : ''}`);
   // A check that timed out may leave its runtime holding the event loop open.
   if (timedOut) process.exit(1);
   return failed === 0 ? 0 : 1;
 }
 
-/** A child's report, with the file its runtime resolved 'mcp-frames' to. */
+/** A child's report, with the file its runtime resolved 'mcp-frames' to, and which runtime it was. */
 function fromChild(report) {
-  return { report, files: [fileURLToPath(report.entry)] };
+  return { report, files: [fileURLToPath(report.entry)], ran: report.runtime };
+}
+
+/** What a pass line says: the backend, the checks, and what ran them when the host told. */
+function passDetail({ report, ran }) {
+  return [`backend ${report.backend}`, `${report.checks} checks`, ...(ran ? [ran] : [])].join(', ');
 }
 
 /** The chromium runtime: hosts/browser.js bundled for the browser from inside the project (self-reference), served, run. */

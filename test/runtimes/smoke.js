@@ -6,7 +6,7 @@
 // uses only what all six hosts have: TextEncoder, Web Streams, Promise. No
 // node:, Deno or DOM API. The host entry (hosts/<host>.js) imports the
 // package its own way and hands it in with the vectors, which the harness
-// read from ../shared/conformance: the suite never reads a file.
+// read from spec/vectors: the suite never reads a file.
 //
 // # What "auto" means here
 //
@@ -14,7 +14,7 @@
 // once `ready` has settled. The suite reports its name; the harness decides
 // whether it is the one this host must give (wasm-simd everywhere here).
 //
-// # What a match is (conformance/README.md)
+// # What a match is (spec/vectors/README.md)
 //
 // A result or an MCP error deep-equals the expected value, member order
 // aside; a frame error matches on reason and tag; a stream matches outcome

@@ -8,6 +8,7 @@ async function main() {
   const report = await runSmoke(lib, vectors);
   // Which file Deno resolved 'mcp-frames' to: the harness checks the condition it took.
   report.entry = import.meta.resolve('mcp-frames');
+  report.runtime = `Deno ${Deno.version.deno}`;
   console.log(JSON.stringify(report));
 }
 
