@@ -126,7 +126,8 @@ async function main() {
   const outDir = args.out ? resolve(args.out) : join(ROOT, 'bench', 'report', partial ? 'partial' : '');
 
   const simdjson = loadSimdjson();
-  if (!simdjson.native) process.stderr.write(`warning: simdjson: ${simdjson.error}; its cases are left out and the targets against it are not judged\n`);
+  if (!simdjson.native)
+    process.stderr.write(`warning: simdjson: ${simdjson.error}; its cases are left out and the targets against it are not judged\n`);
   for (const w of staleness()) process.stderr.write(`warning: ${w}\n`);
 
   const fixtures = buildFixtures(SEED);
@@ -174,6 +175,7 @@ async function main() {
       failures++;
     }
     const s = bench.stats;
+    /** @type {Record<string, unknown>} */
     const result = {
       ...base,
       checked: true,
@@ -187,7 +189,10 @@ async function main() {
     };
     if (afterError) result.error = `check after timing failed: ${afterError}`;
     results.push(result);
-    progress.finish(c, `${fmt(result.opsPerSec)} ops/s  ${fmt(result.mbPerSec, 1)} MB/s  ±${fmt(s.rme, 2)}%  (${s.sample.length} samples)${afterError ? `  FAILED after: ${afterError}` : ''}`);
+    progress.finish(
+      c,
+      `${fmt(result.opsPerSec)} ops/s  ${fmt(result.mbPerSec, 1)} MB/s  ±${fmt(s.rme, 2)}%  (${s.sample.length} samples)${afterError ? `  FAILED after: ${afterError}` : ''}`,
+    );
   }
   progress.end();
 
@@ -198,14 +203,20 @@ async function main() {
     options: { ...Benchmark.options, ...options },
     seed: SEED,
     distinctBytes: DISTINCT_BYTES,
-    fixtures: fixtures.map((f) => ({ name: f.name, kind: f.kind, description: f.description, ...describeFixture(f), ...(f.records ? { records: f.records } : {}) })),
+    fixtures: fixtures.map((f) => ({
+      name: f.name,
+      kind: f.kind,
+      description: f.description,
+      ...describeFixture(f),
+      ...('records' in f ? { records: f.records } : {}),
+    })),
     backends: { wasm: backends.wasm.name, auto: (await import('../dist/node.js')).backend },
     simdjson: { package: simdjson.package, version: simdjson.version, native: simdjson.native, path: simdjson.path, error: simdjson.error },
     results,
     durationMs: progress.elapsed(),
   });
   mkdirSync(outDir, { recursive: true });
-  writeFileSync(join(outDir, 'report.json'), JSON.stringify(report, null, 2) + '\n');
+  writeFileSync(join(outDir, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(join(outDir, 'report.md'), renderMarkdown(report));
   writeFileSync(join(outDir, 'report.svg'), renderSvg(report));
   const met = report.targets.filter((t) => t.met === true).length;

@@ -2,7 +2,9 @@
 //
 // Run after `asc` and `tsc` (npm run build). The declaration the compiler
 // checks against is src/runtime/core-base64.d.ts; this script writes the
-// module, and a copy of that declaration, beside the compiled entries.
+// module, and a copy of that declaration, beside the compiled entries. It
+// also copies src/runtime/wasm-build.d.ts, the types of the package's
+// ./wasm/* exports, which tsc does not copy (it emits no .d.ts from one).
 // Generated, never committed: dist/ is built output.
 
 import { readFileSync, writeFileSync, mkdirSync, copyFileSync } from 'node:fs';
@@ -31,4 +33,6 @@ export const scalar = '${base64Of('scalar')}';
 
 mkdirSync(out, { recursive: true });
 writeFileSync(new URL('core-base64.js', out), module);
-copyFileSync(new URL('src/runtime/core-base64.d.ts', root), new URL('core-base64.d.ts', out));
+for (const declaration of ['core-base64.d.ts', 'wasm-build.d.ts']) {
+  copyFileSync(new URL(`src/runtime/${declaration}`, root), new URL(declaration, out));
+}

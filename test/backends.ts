@@ -42,7 +42,10 @@ async function load(name: BackendName): Promise<Backend> {
 function chosen(): BackendName[] {
   const env = process.env.MCP_FRAMES_BACKENDS?.trim();
   if (!env) return [...ALL];
-  const names = env.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = env
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const n of names) {
     if (!(ALL as readonly string[]).includes(n)) {
       throw new Error(`MCP_FRAMES_BACKENDS: unknown backend '${n}' (known: ${ALL.join(', ')})`);

@@ -18,7 +18,11 @@ const bin = path.join(root, 'dist/cli/main.js');
 const VECTORS = STREAM_VECTORS;
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
-const lines = (text: string) => text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const lines = (text: string) =>
+  text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 
 describe('mcp-frames relay', () => {
   for (const backend of ['js', 'wasm']) {
@@ -49,7 +53,12 @@ describe('mcp-frames relay', () => {
     expect(lines(r.stderr.toString())).toEqual(want.faults);
     fs.rmSync(dir, { recursive: true });
 
-    for (const args of [['--validate', 'some'], ['--validate', 'full'], ['--listen', '127.0.0.1:1'], ['--listen', 'nope', '--upstream', '127.0.0.1:1']]) {
+    for (const args of [
+      ['--validate', 'some'],
+      ['--validate', 'full'],
+      ['--listen', '127.0.0.1:1'],
+      ['--listen', 'nope', '--upstream', '127.0.0.1:1'],
+    ]) {
       const bad = spawnSync(process.execPath, [bin, 'relay', ...args], { input: '' });
       expect(bad.status, args.join(' ')).toBe(2);
       expect(bad.stderr.toString(), args.join(' ')).toMatch(/^mcp-frames: relay: /);
@@ -166,10 +175,14 @@ describe('mcp-frames relay into a pipe that closes', () => {
     for (let ch = 0; ch < 300; ch++) parts.push(encodeResponse(ch, frame), encodeFinish(ch));
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-head-'));
     fs.writeFileSync(path.join(dir, 'big.bin'), Buffer.concat(parts));
-    const r = spawnSync('bash', ['-c', `node ${JSON.stringify(bin)} relay ${JSON.stringify(path.join(dir, 'big.bin'))} | head -c 10 >/dev/null; echo "\${PIPESTATUS[0]}"`], {
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    const r = spawnSync(
+      'bash',
+      ['-c', `node ${JSON.stringify(bin)} relay ${JSON.stringify(path.join(dir, 'big.bin'))} | head -c 10 >/dev/null; echo "\${PIPESTATUS[0]}"`],
+      {
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
     fs.rmSync(dir, { recursive: true });
     expect(r.stdout.trim()).toBe('0');
   });

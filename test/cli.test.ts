@@ -54,7 +54,7 @@ describe('decode --hex: every frame vector, backend js', () => {
     const vectors = frames.filter((v) => v.endpoint === endpoint);
 
     it(`${endpoint}: ${vectors.length} vectors, one line each, answered exactly`, () => {
-      const r = run(['decode', '--endpoint', endpoint, '--backend', 'js', '--hex'], vectors.map((v) => v.hex).join('\n') + '\n');
+      const r = run(['decode', '--endpoint', endpoint, '--backend', 'js', '--hex'], `${vectors.map((v) => v.hex).join('\n')}\n`);
       expect(r.stderr).toBe('');
       expect(r.status).toBe(0);
       const out = lines(r.stdout);
@@ -107,18 +107,16 @@ describe('decode --hex: lines', () => {
     expect(run(list, '')).toMatchObject({ status: 0, stdout: '' });
     const r = run(list, '\n');
     expect(r.status).toBe(0);
-    expect(lines(r.stdout).map((l) => JSON.parse(l))).toEqual([
-      { kind: 'frame-error', reason: 'empty', message: expect.any(String) },
-    ]);
+    expect(lines(r.stdout).map((l) => JSON.parse(l))).toEqual([{ kind: 'frame-error', reason: 'empty', message: expect.any(String) }]);
   });
 
   it('keeps order over many lines', () => {
-    const input = Array.from({ length: 5000 }, (_, i) => (i % 3 === 0 ? empty : i % 3 === 1 ? '' : 'x')).join('\n') + '\n';
+    const input = `${Array.from({ length: 5000 }, (_, i) => (i % 3 === 0 ? empty : i % 3 === 1 ? '' : 'x')).join('\n')}\n`;
     const r = run(list, input);
     expect(r.status).toBe(1);
     const kinds = lines(r.stdout).map((l) => JSON.parse(l).kind);
     expect(kinds).toHaveLength(5000);
-    kinds.forEach((k, i) => expect(k).toBe(['result', 'frame-error', 'input-error'][i % 3]));
+    expect(kinds).toEqual(kinds.map((_, i) => ['result', 'frame-error', 'input-error'][i % 3]));
   });
 });
 
@@ -173,8 +171,10 @@ describe('inspect: the table, from stdin', () => {
       });
       const end = v.expect.end;
       const bytes = v.hex.length / 2;
-      if (end.kind === 'ok') expect(out.at(-1)).toBe(`stream ended ok: ${bytes} bytes, ${rows.length} outcome${rows.length === 1 ? '' : 's'}, backend js`);
-      else expect(out.at(-1)).toMatch(new RegExp(`^stream stopped: record error ${end.reason} at offset ${end.offset} \\(.*\\); ${bytes} bytes read`));
+      if (end.kind === 'ok')
+        expect(out.at(-1)).toBe(`stream ended ok: ${bytes} bytes, ${rows.length} outcome${rows.length === 1 ? '' : 's'}, backend js`);
+      else
+        expect(out.at(-1)).toMatch(new RegExp(`^stream stopped: record error ${end.reason} at offset ${end.offset} \\(.*\\); ${bytes} bytes read`));
     });
   }
 
@@ -190,9 +190,14 @@ describe('inspect: the table, from stdin', () => {
       finish.writeUInt32LE(channel, 1);
       return Buffer.concat([header, payload, finish]);
     };
-    const read = '\u0000' + JSON.stringify({ contents: [{ uri: 'a', text: 'x'.repeat(4000) }, { uri: 'b', blob: 'AAAA' }] });
-    const list = '\u0000' + JSON.stringify({ resources: [1, 2, 3].map((i) => ({ uri: `u${i}`, name: `n${i}` })), nextCursor: 'c1' });
-    const err = '\u0001' + JSON.stringify({ code: -32601, message: 'Method\nnot found' });
+    const read = `\u0000${JSON.stringify({
+      contents: [
+        { uri: 'a', text: 'x'.repeat(4000) },
+        { uri: 'b', blob: 'AAAA' },
+      ],
+    })}`;
+    const list = `\u0000${JSON.stringify({ resources: [1, 2, 3].map((i) => ({ uri: `u${i}`, name: `n${i}` })), nextCursor: 'c1' })}`;
+    const err = `\u0001${JSON.stringify({ code: -32601, message: 'Method\nnot found' })}`;
     const r1 = run(['inspect', '--endpoint', 'read-resource', '--backend', 'js'], Buffer.concat([exchange(1, read), exchange(2, err)]));
     expect(r1.status).toBe(0);
     expect(r1.stdout).toContain('2 contents (1 text, 1 blob, 3.9 KiB)');
@@ -209,15 +214,24 @@ describe('inspect: limits', () => {
 
   it('--max-frame-bytes is checked from the header', () => {
     const length = Buffer.from(one.hex, 'hex').readUInt32LE(5);
-    const over = run(['inspect', '--endpoint', 'list-resources', '--backend', 'js', '--json', '--max-frame-bytes', String(length - 1)], Buffer.from(one.hex, 'hex'));
+    const over = run(
+      ['inspect', '--endpoint', 'list-resources', '--backend', 'js', '--json', '--max-frame-bytes', String(length - 1)],
+      Buffer.from(one.hex, 'hex'),
+    );
     expect(over.status).toBe(1);
     expect(lines(over.stdout)).toEqual(['{"end":"record-error","reason":"oversize","offset":0}']);
-    const fits = run(['inspect', '--endpoint', 'list-resources', '--backend', 'js', '--json', '--max-frame-bytes', String(length)], Buffer.from(one.hex, 'hex'));
+    const fits = run(
+      ['inspect', '--endpoint', 'list-resources', '--backend', 'js', '--json', '--max-frame-bytes', String(length)],
+      Buffer.from(one.hex, 'hex'),
+    );
     expect(fits.status).toBe(0);
   });
 
   it('--max-open-channels stops a stream that opens one too many', () => {
-    const r = run(['inspect', '--endpoint', 'list-resources', '--backend', 'js', '--json', '--max-open-channels', '1'], Buffer.from(interleaved.hex, 'hex'));
+    const r = run(
+      ['inspect', '--endpoint', 'list-resources', '--backend', 'js', '--json', '--max-open-channels', '1'],
+      Buffer.from(interleaved.hex, 'hex'),
+    );
     expect(r.status).toBe(1);
     const out = lines(r.stdout);
     expect(out.slice(0, -1).map((l) => JSON.parse(l))).toEqual([{ channel: 1, outcome: 'incomplete' }]);
@@ -237,10 +251,18 @@ describe('bad usage exits 2 with one line on stderr', () => {
     ['decode with a file', ['decode', '--endpoint', 'list-resources', '--hex', 'x.txt'], /unexpected argument 'x.txt'/],
     ['--endpoint with no value', ['inspect', '--endpoint'], /argument missing/],
     ['an unknown backend', ['inspect', '--endpoint', 'list-resources', '--backend', 'gpu'], /--backend must be one of js, wasm/],
-    ['a limit that is not a number', ['inspect', '--endpoint', 'list-resources', '--max-frame-bytes', '16MiB'], /--max-frame-bytes must be a whole number/],
+    [
+      'a limit that is not a number',
+      ['inspect', '--endpoint', 'list-resources', '--max-frame-bytes', '16MiB'],
+      /--max-frame-bytes must be a whole number/,
+    ],
     ['a negative limit', ['inspect', '--endpoint', 'list-resources', '--max-frame-bytes=-1'], /--max-frame-bytes must be a whole number/],
     ['a frame limit above 2^32 - 1', ['inspect', '--endpoint', 'list-resources', '--max-frame-bytes', '4294967296'], /from 0 to 4294967295/],
-    ['zero open channels', ['inspect', '--endpoint', 'list-resources', '--max-open-channels', '0'], /--max-open-channels must be a whole number from 1/],
+    [
+      'zero open channels',
+      ['inspect', '--endpoint', 'list-resources', '--max-open-channels', '0'],
+      /--max-open-channels must be a whole number from 1/,
+    ],
     ['two files', ['inspect', '--endpoint', 'list-resources', 'a', 'b'], /unexpected argument 'b'/],
     ['a file that does not exist', ['inspect', '--endpoint', 'list-resources', 'no/such/file.bin'], /cannot read no\/such\/file.bin: no such file/],
     ['a directory', ['inspect', '--endpoint', 'list-resources', '.'], /cannot read \.: is a directory/],
@@ -262,7 +284,10 @@ describe('--backend wasm', () => {
   // The core is built in parallel: unavailable, it must say so and exit 2;
   // available, it must answer exactly as js does.
   it('decode: not available (exit 2), or the same output as js', () => {
-    const input = frames.filter((v) => v.endpoint === 'read-resource').map((v) => v.hex).join('\n') + '\n';
+    const input = `${frames
+      .filter((v) => v.endpoint === 'read-resource')
+      .map((v) => v.hex)
+      .join('\n')}\n`;
     const args = (backend: string) => ['decode', '--endpoint', 'read-resource', '--backend', backend, '--hex'];
     const js = run(args('js'), input);
     const wasm = run(args('wasm'), input);
@@ -327,7 +352,16 @@ describe('help and version', () => {
     it(`mcp-frames ${args.join(' ')}`.trimEnd(), () => {
       const r = run(args);
       expect(r.status).toBe(0);
-      for (const text of ['decode', 'inspect', 'conformance', '--max-frame-bytes', '16777216 (16 MiB)', '4294967295 (2^32 - 1)', 'default 4096', 'Exit status']) {
+      for (const text of [
+        'decode',
+        'inspect',
+        'conformance',
+        '--max-frame-bytes',
+        '16777216 (16 MiB)',
+        '4294967295 (2^32 - 1)',
+        'default 4096',
+        'Exit status',
+      ]) {
         expect(r.stdout).toContain(text);
       }
     });

@@ -11,7 +11,7 @@ import { decodeChunks } from './support/events.js';
 import { ENDPOINTS } from '../src/frame/endpoints.js';
 import { FrameError } from '../src/frame/frame-error.js';
 import type { StreamEvent } from '../src/records/outcome.js';
-import { FRAME_VECTORS, STREAM_VECTORS, type StreamVector } from './support/vectors.js';
+import { FRAME_VECTORS, STREAM_VECTORS, type StreamOutcome, type StreamVector } from './support/vectors.js';
 
 const frames = FRAME_VECTORS;
 const streams = STREAM_VECTORS;
@@ -23,11 +23,11 @@ function vectorForm(events: StreamEvent[]): StreamVector['expect'] {
   const outcomes = events.slice(0, -1).map((e) => {
     if ('end' in e) throw new Error('a StreamEnd before the last event');
     if (e.outcome === 'frame-error') {
-      const o: Record<string, unknown> = { channel: e.channel, outcome: e.outcome, reason: e.fault.reason };
+      const o: StreamOutcome = { channel: e.channel, outcome: e.outcome, reason: e.fault.reason };
       if (e.fault.tag !== undefined) o.tag = e.fault.tag;
       return o;
     }
-    return { ...e } as Record<string, unknown>;
+    return { ...e } as StreamOutcome;
   });
   const end = last.end === 'ok' ? { kind: 'ok' as const } : { kind: 'record-error' as const, reason: last.reason, offset: last.offset };
   return { outcomes, end };

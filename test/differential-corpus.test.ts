@@ -42,8 +42,13 @@ describe.each(BACKEND_ROWS)('%s answers as the JS path does', (_name, backend) =
 
   test('on mutated frames', () => {
     fc.assert(
-      fc.property(fc.oneof(listPayload, readResourceResult.map((v) => readResource.encode({ kind: 'result', result: v }))), mutations, (p, ms) =>
-        sameFrame(backend, mutate(p, ms)),
+      fc.property(
+        fc.oneof(
+          listPayload,
+          readResourceResult.map((v) => readResource.encode({ kind: 'result', result: v })),
+        ),
+        mutations,
+        (p, ms) => sameFrame(backend, mutate(p, ms)),
       ),
       { numRuns: 400 },
     );
@@ -60,7 +65,10 @@ describe.each(BACKEND_ROWS)('%s answers as the JS path does', (_name, backend) =
     fc.assert(
       fc.property(streamOps, streamTail, mutations, cuts, fc.integer({ min: 1, max: 5 }), (ops, tail, ms, points, maxOpenChannels) => {
         const bytes = mutate(concat(writeStream(ops), tail), ms);
-        const chunks = splitAt(bytes, points.map((p) => p % (bytes.length + 1)));
+        const chunks = splitAt(
+          bytes,
+          points.map((p) => p % (bytes.length + 1)),
+        );
         const ours = plainEvents(decodeChunks(chunks, { endpoint: listResources, backend, maxOpenChannels }));
         const theirs = plainEvents(decodeChunks(chunks, { endpoint: listResources, backend: jsBackend, maxOpenChannels }));
         expect(ours).toEqual(theirs);

@@ -28,7 +28,11 @@ function verdict(b: Backend, payload: Uint8Array): string {
 function describeEvents(events: StreamEvent[]): string {
   return JSON.stringify(
     events.map((e) =>
-      'end' in e ? e : e.outcome === 'frame-error' ? { ...e, fault: { reason: e.fault.reason, rule: e.fault.rule, offset: e.fault.offset, tag: e.fault.tag } } : e,
+      'end' in e
+        ? e
+        : e.outcome === 'frame-error'
+          ? { ...e, fault: { reason: e.fault.reason, rule: e.fault.rule, offset: e.fault.offset, tag: e.fault.tag } }
+          : e,
     ),
   );
 }
@@ -78,7 +82,9 @@ describe(`differential (seed ${SEED})`, () => {
       for (const b of BACKENDS) {
         const got = run(b, bytes, cuts, maxOpen);
         if (got !== want) {
-          expect.fail(`seed ${SEED}, stream ${n}, cuts ${cuts}: ${b.name} gives ${got}, unsplit js gives ${want}; bytes ${Buffer.from(bytes).toString('hex')}`);
+          expect.fail(
+            `seed ${SEED}, stream ${n}, cuts ${cuts}: ${b.name} gives ${got}, unsplit js gives ${want}; bytes ${Buffer.from(bytes).toString('hex')}`,
+          );
         }
       }
     }

@@ -3,7 +3,7 @@
 // the demo cannot make on itself: byte equality, a server that hangs up, a
 // proxy that dies mid-record, and a frame corrupted on the way to the relay.
 
-import net from 'node:net';
+import type net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { loadBackend } from '../src/backend/node.js';
@@ -83,7 +83,11 @@ describe('end to end with the MCP SDK', () => {
       expect(e.mcpError!.code).toBe(code);
       expect(e.mcpError!.data).toEqual(data);
     }
-    expect(missing.outcome.outcome === 'error' && missing.outcome.error).toEqual({ code: -32002, message: 'Resource not found', data: { uri: 'demo://missing' } });
+    expect(missing.outcome.outcome === 'error' && missing.outcome.error).toEqual({
+      code: -32002,
+      message: 'Resource not found',
+      data: { uri: 'demo://missing' },
+    });
     expect(notFound.outcome.outcome === 'error' && notFound.outcome.error.message).toBe('Method not found');
   });
 

@@ -58,24 +58,15 @@ const exponentPart = (e: number) =>
 
 /** Any literal the grammar allows, biased to long mantissas and exponents near the edge. */
 const anyLiteral = fc
-  .tuple(
-    fc.boolean(),
-    integerPart,
-    fc.option(digits(1, 40), { nil: undefined }),
-    fc.option(exponentValue, { nil: undefined }),
-  )
+  .tuple(fc.boolean(), integerPart, fc.option(digits(1, 40), { nil: undefined }), fc.option(exponentValue, { nil: undefined }))
   .chain(([negative, int, frac, exp]) =>
-    (exp === undefined ? fc.constant('') : exponentPart(exp)).map(
-      (e) => (negative ? '-' : '') + int + (frac === undefined ? '' : '.' + frac) + e,
-    ),
+    (exp === undefined ? fc.constant('') : exponentPart(exp)).map((e) => (negative ? '-' : '') + int + (frac === undefined ? '' : `.${frac}`) + e),
   );
 
 /** A small fraction with leading zeros: 0.000ddd, with an exponent that may lift it. */
 const leadingZeroLiteral = fc
   .tuple(fc.boolean(), fc.nat({ max: 30 }), fc.tuple(fc.constantFrom(...'123456789'), digits(0, 25)), fc.integer({ min: 290, max: 345 }))
-  .chain(([negative, zeros, [d, ds], e]) =>
-    exponentPart(e).map((ex) => (negative ? '-' : '') + '0.' + '0'.repeat(zeros) + d + ds + ex),
-  );
+  .chain(([negative, zeros, [d, ds], e]) => exponentPart(e).map((ex) => `${negative ? '-' : ''}0.${'0'.repeat(zeros)}${d}${ds}${ex}`));
 
 /**
  * The value D * 10^p (D > 0) written in one of several equivalent ways.
@@ -86,23 +77,23 @@ function writeDecimal(D: bigint, p: number, how: number, k: number, z: number): 
   const n = s.length;
   switch (how % 5) {
     case 0: // plain integer digits, or with an exponent when p < 0
-      return p >= 0 ? s + '0'.repeat(p) : s + 'e' + p;
+      return p >= 0 ? s + '0'.repeat(p) : `${s}e${p}`;
     case 1: {
       // d.ddd e X
       const at = 1 + (k % n);
-      const mantissa = at === n ? s : s.slice(0, at) + '.' + s.slice(at);
-      return mantissa + 'e' + (p + n - at);
+      const mantissa = at === n ? s : `${s.slice(0, at)}.${s.slice(at)}`;
+      return `${mantissa}e${p + n - at}`;
     }
     case 2: // 0.000ddd e X
-      return '0.' + '0'.repeat(z) + s + 'E+' + (p + n + z);
+      return `0.${'0'.repeat(z)}${s}E+${p + n + z}`;
     case 3: // ddd000 e X
-      return s + '0'.repeat(z) + 'e' + (p - z);
+      return `${s + '0'.repeat(z)}e${p - z}`;
     default: {
       // d.ddd000 with the point placed so the exponent may be negative
       const at = 1 + (k % n);
-      const mantissa = s.slice(0, at) + '.' + s.slice(at) + '0'.repeat(z + 1);
+      const mantissa = `${s.slice(0, at)}.${s.slice(at)}${'0'.repeat(z + 1)}`;
       const e = p + n - at;
-      return mantissa + (e === 0 ? '' : 'e' + e);
+      return mantissa + (e === 0 ? '' : `e${e}`);
     }
   }
 }
@@ -162,15 +153,15 @@ const NAMED: [string, boolean][] = [
   [OVERFLOW_DIGITS, false],
   [(T - 1n).toString(), true],
   [M.toString(), true],
-  [OVERFLOW_DIGITS + '.0', false],
-  [(T - 1n).toString() + '.99999999999999999999', true],
+  [`${OVERFLOW_DIGITS}.0`, false],
+  [`${(T - 1n).toString()}.99999999999999999999`, true],
   ['9'.repeat(308), true],
   ['9'.repeat(309), false],
-  ['1' + '0'.repeat(308), true],
-  ['1' + '0'.repeat(309), false],
-  ['0.' + OVERFLOW_DIGITS + 'e309', false],
-  ['0.' + (T - 1n).toString() + 'e309', true],
-  ['1' + '0'.repeat(400) + 'e-100', true],
+  [`1${'0'.repeat(308)}`, true],
+  [`1${'0'.repeat(309)}`, false],
+  [`0.${OVERFLOW_DIGITS}e309`, false],
+  [`0.${(T - 1n).toString()}e309`, true],
+  [`1${'0'.repeat(400)}e-100`, true],
   ['1e+0308', true],
   ['1e+0309', false],
 ];
@@ -183,14 +174,11 @@ describe('isFiniteLiteral', () => {
     expect(OVERFLOW_DIGITS).toBe(T.toString());
   });
 
-  test.each(NAMED.map(([l, f]) => [label(l), l, f] as const))(
-    '%s',
-    (_shown, literal, finite) => {
-      expect(engine(literal)).toBe(finite); // the table itself is right
-      expect(library(literal)).toBe(finite);
-      expect(library(literal, 5)).toBe(finite);
-    },
-  );
+  test.each(NAMED.map(([l, f]) => [label(l), l, f] as const))('%s', (_shown, literal, finite) => {
+    expect(engine(literal)).toBe(finite); // the table itself is right
+    expect(library(literal)).toBe(finite);
+    expect(library(literal, 5)).toBe(finite);
+  });
 
   const agree = (literal: string) => {
     expect(literal).toMatch(GRAMMAR);
@@ -231,9 +219,7 @@ describe('the scanner refuses exactly the literals that are not finite', () => {
     else expect(fault).toEqual({ status: Status.NumberRange, offset: 0 });
   };
 
-  test.each(NAMED.map(([l]) => [label(l), l] as const))('%s', (_s, literal) =>
-    scanned(literal),
-  );
+  test.each(NAMED.map(([l]) => [label(l), l] as const))('%s', (_s, literal) => scanned(literal));
 
   test('on generated literals', () => {
     fc.assert(fc.property(fc.oneof(anyLiteral, leadingZeroLiteral, nearEdgeLiteral, fullWidthInteger), scanned), { numRuns: 3000 });

@@ -194,7 +194,9 @@ describe.each(BACKEND_ROWS)('properties on %s', (_name, backend) => {
     });
     fc.assert(
       fc.property(anything, fc.boolean(), (x, asError) => {
-        const frame = (asError ? { kind: 'error', error: { code: -1, message: 'm', data: x } } : { kind: 'result', result: { resources: [], _meta: { x } } }) as Frame<unknown>;
+        const frame = (
+          asError ? { kind: 'error', error: { code: -1, message: 'm', data: x } } : { kind: 'result', result: { resources: [], _meta: { x } } }
+        ) as Frame<unknown>;
         let bytes: Uint8Array;
         try {
           bytes = (list as unknown as FrameCodec<unknown>).encode(frame);
@@ -235,7 +237,15 @@ describe.each(BACKEND_ROWS)('properties on %s', (_name, backend) => {
           const whole = concat(writeStream(ops), tail);
           const options = { endpoint: list, backend, ...(useLimits ? limits : {}) };
           const once = plainEvents(decodeChunks([whole], options));
-          const split = plainEvents(decodeChunks(splitAt(whole, points.map((p) => p % (whole.length + 1))), options));
+          const split = plainEvents(
+            decodeChunks(
+              splitAt(
+                whole,
+                points.map((p) => p % (whole.length + 1)),
+              ),
+              options,
+            ),
+          );
           expect(split).toEqual(once);
           expect(once).toEqual(referenceEvents(whole, list, useLimits ? limits : {}));
         }),
@@ -365,7 +375,13 @@ describe.each(BACKEND_ROWS)('properties on %s', (_name, backend) => {
         fc.property(streamOps, mutations, cuts, (ops, ms, points) => {
           const bytes = mutate(writeStream(ops), ms);
           const options = { endpoint: list, backend, maxOpenChannels: 3 };
-          const events = decodeChunks(splitAt(bytes, points.map((p) => p % (bytes.length + 1))), options);
+          const events = decodeChunks(
+            splitAt(
+              bytes,
+              points.map((p) => p % (bytes.length + 1)),
+            ),
+            options,
+          );
           checkEvents(events, bytes.length, list);
           expect(plainEvents(events)).toEqual(referenceEvents(bytes, list, { maxOpenChannels: 3 }));
         }),
@@ -375,13 +391,23 @@ describe.each(BACKEND_ROWS)('properties on %s', (_name, backend) => {
 
     test('random bytes through the decoder', () => {
       const header = fc
-        .tuple(fc.constantFrom(1, 2, 1, 2, 0, 3, 0xff), fc.integer({ min: 0, max: 3 }), fc.oneof(fc.integer({ min: 0, max: 12 }), fc.constant(0xffffffff)))
+        .tuple(
+          fc.constantFrom(1, 2, 1, 2, 0, 3, 0xff),
+          fc.integer({ min: 0, max: 3 }),
+          fc.oneof(fc.integer({ min: 0, max: 12 }), fc.constant(0xffffffff)),
+        )
         .map(([kind, ch, len]) => Uint8Array.of(kind, ch, 0, 0, 0, len & 0xff, (len >>> 8) & 0xff, (len >>> 16) & 0xff, len >>> 24));
       const stuff = fc.array(fc.oneof(header, fc.uint8Array({ maxLength: 12 })), { maxLength: 8 }).map((xs) => concat(...xs));
       fc.assert(
         fc.property(fc.oneof(fc.uint8Array({ maxLength: 64 }), stuff), cuts, (bytes, points) => {
           const options = { endpoint: list, backend };
-          const events = decodeChunks(splitAt(bytes, points.map((p) => p % (bytes.length + 1))), options);
+          const events = decodeChunks(
+            splitAt(
+              bytes,
+              points.map((p) => p % (bytes.length + 1)),
+            ),
+            options,
+          );
           checkEvents(events, bytes.length, list);
           expect(plainEvents(events)).toEqual(referenceEvents(bytes, list));
         }),

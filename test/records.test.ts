@@ -4,14 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { BACKEND_ROWS } from './backends.js';
 import { concat, chunksOf } from './support/bytes.js';
 import { decodeChunks, plainEvents } from './support/events.js';
-import {
-  encodeFinish,
-  encodeResponse,
-  encodeResponseHeader,
-  HEADER_SIZE,
-  KIND_FINISH,
-  KIND_RESPONSE,
-} from '../src/records/record.js';
+import { encodeFinish, encodeResponse, encodeResponseHeader, HEADER_SIZE, KIND_FINISH, KIND_RESPONSE } from '../src/records/record.js';
 import { DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_OPEN_CHANNELS, resolveLimits } from '../src/records/limits.js';
 import { StreamDecoder, decodeStream } from '../src/records/decoder.js';
 import { listResources, readResource } from '../src/frame/endpoints.js';
@@ -138,10 +131,7 @@ describe.each(BACKEND_ROWS)('records on %s', (_name, backend) => {
     });
 
     test('a zero-length response is a frame error: empty', () => {
-      expect(decode(concat(resp(4, new Uint8Array(0)), fin(4)))).toEqual([
-        { channel: 4, outcome: 'frame-error', fault: { reason: 'empty' } },
-        ok,
-      ]);
+      expect(decode(concat(resp(4, new Uint8Array(0)), fin(4)))).toEqual([{ channel: 4, outcome: 'frame-error', fault: { reason: 'empty' } }, ok]);
     });
 
     test('the incomplete outcomes at the end are in opening order', () => {
@@ -193,7 +183,7 @@ describe.each(BACKEND_ROWS)('records on %s', (_name, backend) => {
       }
     });
 
-    test("the caller may reuse its chunk after push: the decoder keeps nothing of it", () => {
+    test('the caller may reuse its chunk after push: the decoder keeps nothing of it', () => {
       const d = decoder();
       const chunk = concat(resp(1), resp(2, ERROR_FRAME), resp(3).subarray(0, 20));
       expect(d.push(chunk)).toEqual([]);
@@ -286,7 +276,7 @@ describe.each(BACKEND_ROWS)('records on %s', (_name, backend) => {
       expect(plainEvents(eb)).toEqual(decode(b, { maxOpenChannels: 2 }));
     });
 
-    test('a decoder run from inside another decoder\'s callback', () => {
+    test("a decoder run from inside another decoder's callback", () => {
       const inner = concat(resp(4, ERROR_FRAME), fin(4), resp(5));
       const innerEvents: unknown[][] = [];
       const choose = (channel: number) => {

@@ -59,7 +59,7 @@ describe.each(BACKENDS.map((b) => [b.name, b] as const))('relay lifecycle on %s'
     expect(await wrote).toBe('callback broke');
     expect(ended).toBe('callback broke');
     // Channel 1's response went out, then a finish for each open channel, in opening order.
-    expect(Buffer.from(out).toString("hex")).toBe(Buffer.concat([encodeResponse(1, frame), encodeFinish(1), encodeFinish(2)]).toString("hex"));
+    expect(Buffer.from(out).toString('hex')).toBe(Buffer.concat([encodeResponse(1, frame), encodeFinish(1), encodeFinish(2)]).toString('hex'));
   });
 });
 

@@ -1,12 +1,3 @@
-// The relay: output bytes and faults exactly as WIRE.md implies, for every
-// public stream vector and for generated streams, under any chunking, on
-// every backend.
-//
-// The expected bytes come from a reference model written from WIRE.md alone
-// (test/support/relay-model.ts), not from the relay's code.
-
-import fs from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BACKENDS } from './backends.js';
 import type { Backend } from '../src/backend/backend.js';

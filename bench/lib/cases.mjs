@@ -7,15 +7,7 @@
 // value and its broken twins, never against another backend's answer.
 
 import { deepStrictEqual, strictEqual, ok } from 'node:assert/strict';
-import {
-  loadBackend,
-  listResources,
-  readResource,
-  RelayCore,
-  createRelay,
-  decodeStream,
-  FrameError,
-} from '../../dist/node.js';
+import { loadBackend, listResources, readResource, RelayCore, createRelay, decodeStream, FrameError } from '../../dist/node.js';
 import { checkEncodable } from '../../dist/contract/encode-rules.js';
 import { judge, judgeError } from '../../dist/contract/schema.js';
 import { concat, responseRecord, finishRecord, HEADER_SIZE, TAG_RESULT } from './fixtures.mjs';
@@ -31,7 +23,13 @@ const encoder = new TextEncoder();
 
 function sameBytes(actual, expected, what) {
   strictEqual(actual.length, expected.length, `${what}: ${actual.length} bytes, expected ${expected.length}`);
-  ok(Buffer.compare(Buffer.from(actual.buffer, actual.byteOffset, actual.length), Buffer.from(expected.buffer, expected.byteOffset, expected.length)) === 0, `${what}: bytes differ`);
+  ok(
+    Buffer.compare(
+      Buffer.from(actual.buffer, actual.byteOffset, actual.length),
+      Buffer.from(expected.buffer, expected.byteOffset, expected.length),
+    ) === 0,
+    `${what}: bytes differ`,
+  );
 }
 
 function expectFrameError(result, broken, what) {
@@ -119,7 +117,11 @@ export function buildCases(fixtures, simdjson) {
       const c = codec.withBackend(b);
       const next = cycle(V);
       add({
-        layer: 'frame', op: 'decode', fixture: f.name, backend: b.name, bytes: n,
+        layer: 'frame',
+        op: 'decode',
+        fixture: f.name,
+        backend: b.name,
+        bytes: n,
         impl: `${f.endpoint} codec.decode on ${b.name}: verify, TextDecoder, JSON.parse, SDK schema`,
         check() {
           for (const v of V) deepStrictEqual(c.decode(v.bytes), v.frame, 'decode: the value differs from the fixture source');
@@ -134,7 +136,11 @@ export function buildCases(fixtures, simdjson) {
       const c = codec.withBackend(b);
       const next = cycle(V);
       add({
-        layer: 'frame', op: 'validate', fixture: f.name, backend: b.name, bytes: n,
+        layer: 'frame',
+        op: 'validate',
+        fixture: f.name,
+        backend: b.name,
+        bytes: n,
         impl: `${f.endpoint} codec.validate on ${b.name}`,
         check() {
           for (const v of V) strictEqual(c.validate(v.bytes), null, 'validate: the fixture was refused');
@@ -152,26 +158,44 @@ export function buildCases(fixtures, simdjson) {
       const c = codec.withBackend(b);
       const next = cycle(V);
       add({
-        layer: 'frame', op: 'encode', fixture: f.name, backend: b.name, bytes: n,
+        layer: 'frame',
+        op: 'encode',
+        fixture: f.name,
+        backend: b.name,
+        bytes: n,
         impl: `${f.endpoint} codec.encode on ${b.name}: walk, JSON.stringify, SDK schema, TextEncoder.encodeInto`,
-        check: () => V.forEach((v) => sameBytes(c.encode(v.frame), v.bytes, 'encode')),
+        check: () => {
+          for (const v of V) sameBytes(c.encode(v.frame), v.bytes, 'encode');
+        },
         fn: () => (blackhole = c.encode(next().frame)),
       });
     }
 
-    relayCases(f.name, V.map((v) => v.relayChunk), {
-      brokenInput: concat([responseRecord(1, f.broken[0].bytes), finishRecord(1)]),
-      brokenOutput: finishRecord(1),
-      brokenRule: f.broken[0].rule,
-    });
+    relayCases(
+      f.name,
+      V.map((v) => v.relayChunk),
+      {
+        brokenInput: concat([responseRecord(1, f.broken[0].bytes), finishRecord(1)]),
+        brokenOutput: finishRecord(1),
+        brokenRule: f.broken[0].rule,
+      },
+    );
 
     // Peers on the same bytes.
     {
       const next = cycle(V);
       add({
-        layer: 'peer', op: 'parse', fixture: f.name, backend: 'JSON.parse', bytes: n,
+        layer: 'peer',
+        op: 'parse',
+        fixture: f.name,
+        backend: 'JSON.parse',
+        bytes: n,
         impl: 'JSON.parse(new TextDecoder().decode(body)): no checks beyond JSON.parse, no schema',
-        check: () => V.forEach((v) => deepStrictEqual(JSON.parse(decoder.decode(v.bytes.subarray(1))), v.value, 'parse: the value differs from the fixture source')),
+        check: () => {
+          for (const v of V) {
+            deepStrictEqual(JSON.parse(decoder.decode(v.bytes.subarray(1))), v.value, 'parse: the value differs from the fixture source');
+          }
+        },
         fn: () => (blackhole = JSON.parse(decoder.decode(next().bytes.subarray(1)))),
       });
     }
@@ -184,14 +208,22 @@ export function buildCases(fixtures, simdjson) {
       };
       const next = cycle(V);
       add({
-        layer: 'peer', op: 'isvalid', fixture: f.name, backend: 'simdjson', bytes: n,
+        layer: 'peer',
+        op: 'isvalid',
+        fixture: f.name,
+        backend: 'simdjson',
+        bytes: n,
         impl: 'simdjson.isValid(body) on a string decoded beforehand: TextDecoder not timed',
         check: checkSimdjson,
         fn: () => (blackhole = isValid(next().body)),
       });
       const nextBytes = cycle(V);
       add({
-        layer: 'peer', op: 'isvalid-decode', fixture: f.name, backend: 'simdjson', bytes: n,
+        layer: 'peer',
+        op: 'isvalid-decode',
+        fixture: f.name,
+        backend: 'simdjson',
+        bytes: n,
         impl: 'simdjson.isValid(new TextDecoder().decode(body)): TextDecoder timed too',
         check: checkSimdjson,
         fn: () => (blackhole = isValid(decoder.decode(nextBytes().bytes.subarray(1)))),
@@ -206,9 +238,15 @@ export function buildCases(fixtures, simdjson) {
       };
       const next = cycle(V);
       add({
-        layer: 'peer', op: 'stringify', fixture: f.name, backend: 'JSON.stringify', bytes: n,
+        layer: 'peer',
+        op: 'stringify',
+        fixture: f.name,
+        backend: 'JSON.stringify',
+        bytes: n,
         impl: 'JSON.stringify(value) then TextEncoder.encodeInto a buffer allocated once: no walk, no schema, no allocation',
-        check: () => V.forEach((v) => sameBytes(out.subarray(0, stringify(v)), v.bytes, 'stringify')),
+        check: () => {
+          for (const v of V) sameBytes(out.subarray(0, stringify(v)), v.bytes, 'stringify');
+        },
         fn: () => (blackhole = stringify(next())),
       });
     }
@@ -227,27 +265,55 @@ export function buildCases(fixtures, simdjson) {
     const schemaOf = (value) => (f.tag === TAG_RESULT ? judge(codec.schema, value) : judgeError(value));
     const part = (op, impl, check, step) => {
       const next = cycle(V);
-      add({ layer: 'part', op, fixture: f.name, backend: 'js', bytes: n, extra: true, impl, check: () => V.forEach(check), fn: () => (blackhole = step(next())) });
+      add({
+        layer: 'part',
+        op,
+        fixture: f.name,
+        backend: 'js',
+        bytes: n,
+        extra: true,
+        impl,
+        check: () => V.forEach(check),
+        fn: () => (blackhole = step(next())),
+      });
     };
-    part('textdecode', 'new TextDecoder().decode(body): the UTF-8 to string step of decode',
+    part(
+      'textdecode',
+      'new TextDecoder().decode(body): the UTF-8 to string step of decode',
       (v) => strictEqual(decoder.decode(v.bytes.subarray(1)), v.body, 'textdecode'),
-      (v) => decoder.decode(v.bytes.subarray(1)));
-    part('jsonparse', 'JSON.parse(body string) on a string decoded beforehand: the value-building step of decode',
+      (v) => decoder.decode(v.bytes.subarray(1)),
+    );
+    part(
+      'jsonparse',
+      'JSON.parse(body string) on a string decoded beforehand: the value-building step of decode',
       (v) => deepStrictEqual(JSON.parse(v.body), v.value, 'jsonparse'),
-      (v) => JSON.parse(v.body));
-    part('schema', `the SDK schema's safeParse (judge) on a value parsed beforehand: the schema step of decode and of encode`,
+      (v) => JSON.parse(v.body),
+    );
+    part(
+      'schema',
+      `the SDK schema's safeParse (judge) on a value parsed beforehand: the schema step of decode and of encode`,
       (v) => strictEqual(schemaOf(v.value), null, 'schema refused the fixture'),
-      (v) => schemaOf(v.value));
-    part('walk', 'checkEncodable(value): the encode walk (finite numbers, well-formed strings, depth, cycles)',
+      (v) => schemaOf(v.value),
+    );
+    part(
+      'walk',
+      'checkEncodable(value): the encode walk (finite numbers, well-formed strings, depth, cycles)',
       (v) => deepStrictEqual(checkEncodable(v.value), { converted: false }, 'walk'),
-      (v) => checkEncodable(v.value));
-    part('stringify', 'JSON.stringify(value) alone',
+      (v) => checkEncodable(v.value),
+    );
+    part(
+      'stringify',
+      'JSON.stringify(value) alone',
       (v) => strictEqual(JSON.stringify(v.value), v.body, 'stringify'),
-      (v) => JSON.stringify(v.value));
+      (v) => JSON.stringify(v.value),
+    );
     const out = new Uint8Array(1 + 3 * Math.max(...V.map((v) => v.body.length)));
-    part('encodeinto', 'TextEncoder.encodeInto(text) into a buffer allocated once',
+    part(
+      'encodeinto',
+      'TextEncoder.encodeInto(text) into a buffer allocated once',
       (v) => strictEqual(encoder.encodeInto(v.body, out).written, v.bytes.length - 1, 'encodeinto'),
-      (v) => encoder.encodeInto(v.body, out));
+      (v) => encoder.encodeInto(v.body, out),
+    );
   }
 
   function streamCases(f) {
@@ -270,9 +336,11 @@ export function buildCases(fixtures, simdjson) {
     for (const b of pair) {
       const makeReader = () => {
         const sink = {
-          responses: 0, finishes: 0, faults: 0,
+          responses: 0,
+          finishes: 0,
+          faults: 0,
           admits: () => true,
-          response(channel, payload, offset, fault) {
+          response(_channel, payload, _offset, fault) {
             this.responses++;
             if ((fault === undefined ? b.verifyFrame(payload) : fault) !== null) this.faults++;
           },
@@ -284,7 +352,11 @@ export function buildCases(fixtures, simdjson) {
       };
       const { reader } = makeReader();
       add({
-        layer: 'records', op: 'scan', fixture: f.name, backend: b.name, bytes: n,
+        layer: 'records',
+        op: 'scan',
+        fixture: f.name,
+        backend: b.name,
+        bytes: n,
         impl: `${b.name}.createReader with verify and a counting sink (js: the sink calls verifyFrame per response, as the relay does)`,
         check() {
           const run = makeReader();
@@ -302,20 +374,25 @@ export function buildCases(fixtures, simdjson) {
     // Typed decode of the whole stream: outcomes under the full contract.
     for (const b of pair) {
       add({
-        layer: 'records', op: 'decode', fixture: f.name, backend: b.name, bytes: n,
+        layer: 'records',
+        op: 'decode',
+        fixture: f.name,
+        backend: b.name,
+        bytes: n,
         impl: `decodeStream(bytes, { endpoint: ${f.endpoint}, backend: ${b.name} }): every outcome built and judged`,
         check() {
           const events = decodeStream(bytes, { endpoint: codec, backend: b });
           strictEqual(events.length, responses + 1, 'decodeStream: outcome count');
           deepStrictEqual(events[events.length - 1], { end: 'ok' }, 'decodeStream: the stream end');
-          for (const e of events.slice(0, -1)) {
+          for (const e of /** @type {any[]} */ (events.slice(0, -1))) {
             const want = byChannel.get(e.channel);
             ok(want, `decodeStream: an outcome for unknown channel ${e.channel}`);
             strictEqual(e.outcome, want.outcome, `decodeStream: channel ${e.channel}`);
             deepStrictEqual(e.outcome === 'result' ? e.result : e.error, want.value, `decodeStream: channel ${e.channel}'s value`);
           }
           const bad = decodeStream(brokenInput, { endpoint: codec, backend: b });
-          const broken = bad.find((e) => e.channel === first.channel);
+          const broken = /** @type {any} */ (bad.find((e) => 'channel' in e && e.channel === first.channel));
+          ok(broken, 'decodeStream: no outcome for the broken frame');
           strictEqual(broken.outcome, 'frame-error', 'decodeStream: the broken frame');
           strictEqual(broken.fault.rule, 'control-char', 'decodeStream: the broken frame rule');
         },
@@ -326,11 +403,19 @@ export function buildCases(fixtures, simdjson) {
     relayCases(f.name, [bytes], { brokenInput, brokenOutput, brokenRule: 'control-char' });
 
     add({
-      layer: 'peer', op: 'parse', fixture: f.name, backend: 'JSON.parse', bytes: n,
+      layer: 'peer',
+      op: 'parse',
+      fixture: f.name,
+      backend: 'JSON.parse',
+      bytes: n,
       impl: 'records walked by hand, JSON.parse(new TextDecoder().decode(frame body)) per response: no checks, no schema',
       check() {
         const values = parseStreamByHand(bytes);
-        deepStrictEqual(values, f.exchanges.map((e) => e.value), 'parse: the values differ from the fixture source');
+        deepStrictEqual(
+          values,
+          f.exchanges.map((e) => e.value),
+          'parse: the values differ from the fixture source',
+        );
       },
       fn: () => (blackhole = parseStreamByHand(bytes)),
     });
@@ -349,7 +434,11 @@ export function buildCases(fixtures, simdjson) {
       const core = new RelayCore({ validate: 'json' }, b, (bytes) => (forwarded += bytes.length));
       const next = cycle(inputs);
       add({
-        layer: 'relay', op: 'work', fixture, backend: b.name, bytes: n,
+        layer: 'relay',
+        op: 'work',
+        fixture,
+        backend: b.name,
+        bytes: n,
         impl: `RelayCore.push on ${b.name}, validate 'json': records scanned, frames verified, valid bytes forwarded as views`,
         check() {
           const out = [];
@@ -384,7 +473,12 @@ export function buildCases(fixtures, simdjson) {
       let faults = 0;
       const next = cycle(inputChunks);
       add({
-        layer: 'relay', op: 'stream', fixture, backend: b.name, bytes: n, defer: true,
+        layer: 'relay',
+        op: 'stream',
+        fixture,
+        backend: b.name,
+        bytes: n,
+        defer: true,
         impl: `createRelay on ${b.name}: a ReadableStream of 64 KiB chunks piped through it, the output read to the end`,
         async checkAsync() {
           for (const [k, input] of inputs.entries()) {
@@ -421,7 +515,11 @@ export function buildCases(fixtures, simdjson) {
     const dst = new Uint8Array(Math.max(...V.map((v) => v.bytes.length)));
     const next = cycle(V);
     add({
-      layer: 'peer', op: 'memcpy', fixture: f.name, backend: 'memcpy', bytes: f.bytesPerOp,
+      layer: 'peer',
+      op: 'memcpy',
+      fixture: f.name,
+      backend: 'memcpy',
+      bytes: f.bytesPerOp,
       impl: 'Uint8Array.prototype.set of the same bytes into a buffer allocated once: the physical limit',
       check() {
         for (const { bytes } of V) {

@@ -27,6 +27,7 @@ function packageVersion(name) {
  * seen with its error, then make sure the package exports that addon.
  */
 export function loadSimdjson() {
+  /** @type {{ package: string, version: string, native: boolean, path: string | null, error: string | null, isValid: ((text: string) => boolean) | null }} */
   const info = { package: 'simdjson', version: packageVersion('simdjson'), native: false, path: null, error: null, isValid: null };
   let addon;
   try {

@@ -29,17 +29,78 @@ const utf8Length = (s) => encoder.encode(s).length;
 // Words.
 
 const ASCII_WORDS = [
-  'alpha', 'beta', 'report', 'quarterly', 'notes', 'index', 'config', 'server', 'client', 'resource',
-  'channel', 'frame', 'record', 'stream', 'buffer', 'schema', 'draft', 'final', 'archive', 'backup',
-  'summary', 'design', 'review', 'budget', 'release', 'metrics', 'invoice', 'sprint', 'roadmap', 'ledger',
+  'alpha',
+  'beta',
+  'report',
+  'quarterly',
+  'notes',
+  'index',
+  'config',
+  'server',
+  'client',
+  'resource',
+  'channel',
+  'frame',
+  'record',
+  'stream',
+  'buffer',
+  'schema',
+  'draft',
+  'final',
+  'archive',
+  'backup',
+  'summary',
+  'design',
+  'review',
+  'budget',
+  'release',
+  'metrics',
+  'invoice',
+  'sprint',
+  'roadmap',
+  'ledger',
 ];
 const NON_ASCII_WORDS = [
-  'café', 'naïve', 'Grüße', 'Größe', 'façade', 'résumé', 'déjà-vu', 'smørrebrød', 'jalapeño', 'Ærø',
-  'данные', 'отчёт', 'κόσμος', 'δεδομένα', '東京', '日本語', '資料', '데이터', 'नमस्ते', 'مرحبا',
-  '½', 'Ω', '€42', '→', '✓', '😀', '🚀', '📄', '𝄞', '🇫🇷',
+  'café',
+  'naïve',
+  'Grüße',
+  'Größe',
+  'façade',
+  'résumé',
+  'déjà-vu',
+  'smørrebrød',
+  'jalapeño',
+  'Ærø',
+  'данные',
+  'отчёт',
+  'κόσμος',
+  'δεδομένα',
+  '東京',
+  '日本語',
+  '資料',
+  '데이터',
+  'नमस्ते',
+  'مرحبا',
+  '½',
+  'Ω',
+  '€42',
+  '→',
+  '✓',
+  '😀',
+  '🚀',
+  '📄',
+  '𝄞',
+  '🇫🇷',
 ];
 const MIMES = ['text/markdown', 'text/plain', 'application/json', 'text/csv', 'application/pdf', 'image/png'];
-const EXTS = { 'text/markdown': 'md', 'text/plain': 'txt', 'application/json': 'json', 'text/csv': 'csv', 'application/pdf': 'pdf', 'image/png': 'png' };
+const EXTS = {
+  'text/markdown': 'md',
+  'text/plain': 'txt',
+  'application/json': 'json',
+  'text/csv': 'csv',
+  'application/pdf': 'pdf',
+  'image/png': 'png',
+};
 
 function words(rng, n, nonAscii) {
   const out = [];
@@ -126,7 +187,7 @@ function textLine(rng) {
     else if (r < 0.985) parts.push(`bell\u0007${rng.pick(ASCII_WORDS)}`);
     else parts.push(`{"k":${rng.range(0, 99)}}`);
   }
-  return parts.join(' ') + '\n';
+  return `${parts.join(' ')}\n`;
 }
 
 /** Escaped UTF-8 size of s inside a JSON string (JSON.stringify's escaping is per character). */
@@ -314,7 +375,8 @@ function streamFixture(rng) {
   return {
     name: 'stream-10k',
     kind: 'stream',
-    description: '10,000 records in one buffer: 5,000 responses (small listings, one in ten an error frame), each followed later by its finish, up to 8 channels open',
+    description:
+      '10,000 records in one buffer: 5,000 responses (small listings, one in ten an error frame), each followed later by its finish, up to 8 channels open',
     endpoint: 'list-resources',
     bytes,
     variants: [{ bytes }],
@@ -333,11 +395,41 @@ export function buildFixtures(seed = SEED) {
   };
   return [
     frameFixture('listing-small', 'resources/list, 1 resource (150 B)', 'list-resources', TAG_RESULT, from(1, listingSmall)),
-    frameFixture('listing-medium', 'resources/list, 100 resources with non-ASCII titles and descriptions (16 KiB)', 'list-resources', TAG_RESULT, from(2, listingMedium)),
-    frameFixture('text-48k', 'resources/read, text with escapes and non-ASCII (48 KiB twin of text-1m)', 'read-resource', TAG_RESULT, from(3, (r) => textRead(r, 48 * KiB))),
-    frameFixture('text-1m', 'resources/read, text with escapes and non-ASCII (1 MiB)', 'read-resource', TAG_RESULT, from(3, (r) => textRead(r, MiB))),
-    frameFixture('blob-48k', 'resources/read, base64 blob (48 KiB twin of blob-1m)', 'read-resource', TAG_RESULT, from(4, (r) => blobRead(r, 48 * KiB))),
-    frameFixture('blob-1m', 'resources/read, base64 blob (1 MiB)', 'read-resource', TAG_RESULT, from(4, (r) => blobRead(r, MiB))),
+    frameFixture(
+      'listing-medium',
+      'resources/list, 100 resources with non-ASCII titles and descriptions (16 KiB)',
+      'list-resources',
+      TAG_RESULT,
+      from(2, listingMedium),
+    ),
+    frameFixture(
+      'text-48k',
+      'resources/read, text with escapes and non-ASCII (48 KiB twin of text-1m)',
+      'read-resource',
+      TAG_RESULT,
+      from(3, (r) => textRead(r, 48 * KiB)),
+    ),
+    frameFixture(
+      'text-1m',
+      'resources/read, text with escapes and non-ASCII (1 MiB)',
+      'read-resource',
+      TAG_RESULT,
+      from(3, (r) => textRead(r, MiB)),
+    ),
+    frameFixture(
+      'blob-48k',
+      'resources/read, base64 blob (48 KiB twin of blob-1m)',
+      'read-resource',
+      TAG_RESULT,
+      from(4, (r) => blobRead(r, 48 * KiB)),
+    ),
+    frameFixture(
+      'blob-1m',
+      'resources/read, base64 blob (1 MiB)',
+      'read-resource',
+      TAG_RESULT,
+      from(4, (r) => blobRead(r, MiB)),
+    ),
     frameFixture('error', 'MCP error frames (tag 0x01): code, message and data, with non-ASCII', 'read-resource', TAG_ERROR, from(5, errorObject)),
     streamFixture(rng(6)),
   ];

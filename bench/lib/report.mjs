@@ -7,7 +7,7 @@ const BLOBS = ['blob-48k', 'blob-1m'];
 /** The result of case `name` on `backend`, if it ran and was timed. */
 export function lookup(results, name, backend) {
   const r = results.find((x) => x.name === name && x.backend === backend);
-  return r && r.opsPerSec ? r : null;
+  return r?.opsPerSec ? r : null;
 }
 
 /**
@@ -16,20 +16,41 @@ export function lookup(results, name, backend) {
  */
 function targetSpecs(wasm) {
   const specs = [];
-  const speedup = (group, fixture, num, den, target, note) =>
-    specs.push({ group, fixture, num, den, target, comparison: '>=', note });
-  for (const f of LISTINGS) speedup('validate-only: wasm ≥ 5× js on the listings', f, [`frame/validate/${f}`, wasm], [`frame/validate/${f}`, 'js'], 5);
+  const speedup = (group, fixture, num, den, target, note) => specs.push({ group, fixture, num, den, target, comparison: '>=', note });
+  for (const f of LISTINGS)
+    speedup('validate-only: wasm ≥ 5× js on the listings', f, [`frame/validate/${f}`, wasm], [`frame/validate/${f}`, 'js'], 5);
   for (const f of BLOBS) speedup('validate-only: wasm ≥ 8× js on the blobs', f, [`frame/validate/${f}`, wasm], [`frame/validate/${f}`, 'js'], 8);
   for (const f of [...LISTINGS, 'stream-10k'])
-    speedup("the relay's work: wasm ≥ 5× js on the listings", f, [`relay/work/${f}`, wasm], [`relay/work/${f}`, 'js'], 5, f === 'stream-10k' ? 'a stream of small listings' : undefined);
+    speedup(
+      "the relay's work: wasm ≥ 5× js on the listings",
+      f,
+      [`relay/work/${f}`, wasm],
+      [`relay/work/${f}`, 'js'],
+      5,
+      f === 'stream-10k' ? 'a stream of small listings' : undefined,
+    );
   for (const f of BLOBS) speedup("the relay's work: wasm ≥ 8× js on the blobs", f, [`relay/work/${f}`, wasm], [`relay/work/${f}`, 'js'], 8);
   for (const f of FRAME_FIXTURES)
     speedup('wasm-simd ≥ 2× simdjson isValid', f, [`frame/validate/${f}`, 'wasm-simd'], [`peer/isvalid/${f}`, 'simdjson'], 2);
   for (const f of FRAME_FIXTURES) speedup('typed decode: wasm ≥ 1.0× js', f, [`frame/decode/${f}`, wasm], [`frame/decode/${f}`, 'js'], 1);
   speedup('typed decode: wasm ≥ 1.0× js', 'stream-10k', ['records/decode/stream-10k', wasm], ['records/decode/stream-10k', 'js'], 1);
   for (const f of FRAME_FIXTURES)
-    specs.push({ group: 'typed decode under js within 1.5× of bare JSON.parse', fixture: f, num: [`peer/parse/${f}`, 'JSON.parse'], den: [`frame/decode/${f}`, 'js'], target: 1.5, comparison: '<=' });
-  specs.push({ group: 'typed decode under js within 1.5× of bare JSON.parse', fixture: 'stream-10k', num: ['peer/parse/stream-10k', 'JSON.parse'], den: ['records/decode/stream-10k', 'js'], target: 1.5, comparison: '<=' });
+    specs.push({
+      group: 'typed decode under js within 1.5× of bare JSON.parse',
+      fixture: f,
+      num: [`peer/parse/${f}`, 'JSON.parse'],
+      den: [`frame/decode/${f}`, 'js'],
+      target: 1.5,
+      comparison: '<=',
+    });
+  specs.push({
+    group: 'typed decode under js within 1.5× of bare JSON.parse',
+    fixture: 'stream-10k',
+    num: ['peer/parse/stream-10k', 'JSON.parse'],
+    den: ['records/decode/stream-10k', 'js'],
+    target: 1.5,
+    comparison: '<=',
+  });
   for (const f of FRAME_FIXTURES)
     speedup('encode ≥ 0.9× JSON.stringify + encodeInto', f, [`frame/encode/${f}`, wasm], [`peer/stringify/${f}`, 'JSON.stringify'], 0.9);
   return specs;
@@ -50,7 +71,10 @@ function judgeTarget(spec, results, simdjsonNative) {
     denominator: `${spec.den[0]}@${spec.den[1]}`,
   };
   if (!num || !den) {
-    const why = spec.den[1] === 'simdjson' && !simdjsonNative ? "simdjson's native addon did not load" : 'a case was not run (filtered out or failed its check)';
+    const why =
+      spec.den[1] === 'simdjson' && !simdjsonNative
+        ? "simdjson's native addon did not load"
+        : 'a case was not run (filtered out or failed its check)';
     return { ...base, ratio: null, target: spec.target, met: null, note: why };
   }
   const ratio = num.opsPerSec / den.opsPerSec;
@@ -103,7 +127,14 @@ export function buildReport({ env, args, options, seed, distinctBytes, fixtures,
     fixtures,
     cases: results.map((r) =>
       r.opsPerSec
-        ? { ...r, opsPerSec: fixed(r.opsPerSec, 2), mbPerSec: fixed(r.mbPerSec, 2), rme: fixed(r.rme, 2), meanMs: fixed(r.meanMs, 6), deviationMs: fixed(r.deviationMs, 6) }
+        ? {
+            ...r,
+            opsPerSec: fixed(r.opsPerSec, 2),
+            mbPerSec: fixed(r.mbPerSec, 2),
+            rme: fixed(r.rme, 2),
+            meanMs: fixed(r.meanMs, 6),
+            deviationMs: fixed(r.deviationMs, 6),
+          }
         : r,
     ),
   };
@@ -246,8 +277,10 @@ function renderParts(report, wasm) {
   const out = [];
   out.push('Microseconds per operation (mean). "Sum" adds up the steps; the gap to the measured whole is call overhead, allocation and noise.');
   out.push('');
-  out.push(`| fixture | decode js | decode ${wasm} | verify js | verify ${wasm} | TextDecoder | JSON.parse | schema | sum (${wasm}) | bare parse | encode | walk | JSON.stringify | schema | encodeInto | sum |`);
-  out.push('| --- |' + ' ---: |'.repeat(15));
+  out.push(
+    `| fixture | decode js | decode ${wasm} | verify js | verify ${wasm} | TextDecoder | JSON.parse | schema | sum (${wasm}) | bare parse | encode | walk | JSON.stringify | schema | encodeInto | sum |`,
+  );
+  out.push(`| --- |${' ---: |'.repeat(15)}`);
   for (const f of rows) {
     const verifyJs = g(`frame/validate/${f}`);
     const verifyWasm = g(`frame/validate/${f}`, wasm);
@@ -275,7 +308,9 @@ function losses(report) {
     if (js && c.opsPerSec < js.opsPerSec) {
       const noise = Math.sqrt(c.rme ** 2 + js.rme ** 2);
       const r = c.opsPerSec / js.opsPerSec;
-      out.push(`- \`${c.name}\` on ${c.backend}: ${num(r, 2)}× js (${num(c.mbPerSec, 1)} against ${num(js.mbPerSec, 1)} MB/s)${Math.abs(1 - r) * 100 < noise ? ', within the margin of error' : ''}`);
+      out.push(
+        `- \`${c.name}\` on ${c.backend}: ${num(r, 2)}× js (${num(c.mbPerSec, 1)} against ${num(js.mbPerSec, 1)} MB/s)${Math.abs(1 - r) * 100 < noise ? ', within the margin of error' : ''}`,
+      );
     }
     if (c.op === 'validate' && c.backend === 'wasm-simd') {
       const sj = lookup(cases, `peer/isvalid/${c.fixture}`, 'simdjson');
@@ -297,7 +332,9 @@ export function renderMarkdown(report) {
   );
   out.push('');
   if (r.mode === 'quick' || r.filter) {
-    out.push(`> **Partial run**${r.mode === 'quick' ? ' (--quick: short runs, noisy numbers)' : ''}${r.filter ? `, filter \`${r.filter}\`` : ''}. Do not quote these numbers.`);
+    out.push(
+      `> **Partial run**${r.mode === 'quick' ? ' (--quick: short runs, noisy numbers)' : ''}${r.filter ? `, filter \`${r.filter}\`` : ''}. Do not quote these numbers.`,
+    );
     out.push('');
   }
   out.push(
@@ -308,14 +345,26 @@ export function renderMarkdown(report) {
   out.push('');
   out.push('## How to read this');
   out.push('');
-  out.push('- Every case checked its answer once before it was timed: decode deep-equals the fixture source, validate accepts the fixture and refuses its broken twins with the expected rule and offset, scans count the right records, relays forward exactly the valid bytes.');
-  out.push('- MB/s is 10^6 bytes of the operation input per second (the frame, or the record stream); encode counts the bytes it writes, which are the same frame. ± is the relative margin of error at 95% confidence. A ratio is a ratio of speeds: 2× means twice as fast.');
-  out.push('- **simdjson isValid** takes a JS string, so it is given the body already decoded by TextDecoder, outside the timing: the peer at its best. The **simdjson + TextDecoder** column times the decoding too, which is what a caller holding bytes pays. The target is judged against the first, the harder one. The addon copies the string to UTF-8 and builds a fresh `dom::parser` on every call, so it is not simdjson\'s raw speed, and on the 1 MiB fixtures its speed depends on whether malloc hands that memory back between calls: blob-1m ran at about 0.6 GB/s in some processes and 2 GB/s in others.');
-  out.push('- **bare JSON.parse** is `JSON.parse(new TextDecoder().decode(body))`: no strict-JSON checks, no schema. **stringify + encodeInto** is `JSON.stringify` then `TextEncoder.encodeInto` into a buffer allocated once: no walk, no schema, no allocation.');
+  out.push(
+    '- Every case checked its answer once before it was timed: decode deep-equals the fixture source, validate accepts the fixture and refuses its broken twins with the expected rule and offset, scans count the right records, relays forward exactly the valid bytes.',
+  );
+  out.push(
+    '- MB/s is 10^6 bytes of the operation input per second (the frame, or the record stream); encode counts the bytes it writes, which are the same frame. ± is the relative margin of error at 95% confidence. A ratio is a ratio of speeds: 2× means twice as fast.',
+  );
+  out.push(
+    "- **simdjson isValid** takes a JS string, so it is given the body already decoded by TextDecoder, outside the timing: the peer at its best. The **simdjson + TextDecoder** column times the decoding too, which is what a caller holding bytes pays. The target is judged against the first, the harder one. The addon copies the string to UTF-8 and builds a fresh `dom::parser` on every call, so it is not simdjson's raw speed, and on the 1 MiB fixtures its speed depends on whether malloc hands that memory back between calls: blob-1m ran at about 0.6 GB/s in some processes and 2 GB/s in others.",
+  );
+  out.push(
+    '- **bare JSON.parse** is `JSON.parse(new TextDecoder().decode(body))`: no strict-JSON checks, no schema. **stringify + encodeInto** is `JSON.stringify` then `TextEncoder.encodeInto` into a buffer allocated once: no walk, no schema, no allocation.',
+  );
   out.push('- **memcpy** is `Uint8Array.prototype.set` of the same bytes: the physical limit; wasm/memcpy says how close to it a case comes.');
   out.push('- Encode never calls a backend: its js and wasm rows run the same code, and their difference is noise.');
-  out.push('- A fixture under 1 MiB is a family of distinct frames taken in turn (see Fixtures), so that no branch predictor learns a repeated input.');
-  out.push('- All cases ran in one process, one after another: the JIT has seen every earlier fixture, as in a relay with mixed traffic. A case run alone can differ (bench/README.md, Profile one case).');
+  out.push(
+    '- A fixture under 1 MiB is a family of distinct frames taken in turn (see Fixtures), so that no branch predictor learns a repeated input.',
+  );
+  out.push(
+    '- All cases ran in one process, one after another: the JIT has seen every earlier fixture, as in a relay with mixed traffic. A case run alone can differ (bench/README.md, Profile one case).',
+  );
   out.push('');
 
   out.push('## Targets');
@@ -326,11 +375,15 @@ export function renderMarkdown(report) {
     const needed = `${t.comparison === '>=' ? '≥' : '≤'} ${t.target}×`;
     const met = t.met === null ? 'not judged' : t.met ? 'met' : '**missed**';
     const how = t.met === null ? t.note : `${t.by}${t.withinNoise ? ` (within the ±${t.marginOfErrorPercent}% margin of error)` : ''}`;
-    out.push(`| ${t.group} | ${t.fixture}${t.note && t.met !== null ? ` (${t.note})` : ''} | ${t.ratio == null ? '—' : `${num(t.ratio, 2)}×`} | ${needed} | ${met} | ${how} |`);
+    out.push(
+      `| ${t.group} | ${t.fixture}${t.note && t.met !== null ? ` (${t.note})` : ''} | ${t.ratio == null ? '—' : `${num(t.ratio, 2)}×`} | ${needed} | ${met} | ${how} |`,
+    );
   }
   const judged = r.targets.filter((t) => t.met !== null);
   out.push('');
-  out.push(`${judged.filter((t) => t.met).length} of ${r.targets.length} met, ${judged.filter((t) => !t.met).length} missed, ${r.targets.length - judged.length} not judged. For "within 1.5×" the ratio is a slowdown (bare JSON.parse speed over typed decode speed).`);
+  out.push(
+    `${judged.filter((t) => t.met).length} of ${r.targets.length} met, ${judged.filter((t) => !t.met).length} missed, ${r.targets.length - judged.length} not judged. For "within 1.5×" the ratio is a slowdown (bare JSON.parse speed over typed decode speed).`,
+  );
   out.push('');
 
   out.push('## Where WebAssembly loses');
@@ -364,7 +417,10 @@ export function renderMarkdown(report) {
   out.push('| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |');
   for (const c of r.cases) {
     if (c.error) out.push(`| \`${c.name}\` | ${c.backend} | ${num(c.bytes)} | — | — | — | — | **${c.error}** |`);
-    else out.push(`| \`${c.name}\` | ${c.backend} | ${num(c.bytes)} | ${num(c.opsPerSec, c.opsPerSec < 100 ? 1 : 0)} | ${num(c.mbPerSec, 1)} | ${num(c.rme, 2)}% | ${c.samples} | ${c.impl} |`);
+    else
+      out.push(
+        `| \`${c.name}\` | ${c.backend} | ${num(c.bytes)} | ${num(c.opsPerSec, c.opsPerSec < 100 ? 1 : 0)} | ${num(c.mbPerSec, 1)} | ${num(c.rme, 2)}% | ${c.samples} | ${c.impl} |`,
+      );
   }
   out.push('');
 
@@ -378,13 +434,21 @@ export function renderMarkdown(report) {
   out.push('| fixture | bytes | distinct frames | bytes in all | non-ASCII | backslashes | what it is |');
   out.push('| --- | ---: | ---: | ---: | ---: | ---: | --- |');
   for (const f of r.fixtures)
-    out.push(`| ${f.name} | ${num(f.bytes)} | ${num(f.variants)} | ${num(f.totalBytes)} | ${num(f.nonAsciiShare * 100, 1)}% | ${num(f.backslashShare * 100, 1)}% | ${f.description} |`);
+    out.push(
+      `| ${f.name} | ${num(f.bytes)} | ${num(f.variants)} | ${num(f.totalBytes)} | ${num(f.nonAsciiShare * 100, 1)}% | ${num(f.backslashShare * 100, 1)}% | ${f.description} |`,
+    );
   out.push('');
 
   out.push('## Environment');
   out.push('');
-  out.push(`- runtime: ${r.runtime.description}; ${r.runtime.platform}/${r.runtime.arch}; ${r.machine.totalMemoryGiB} GiB; load average ${r.machine.loadAverageAtStart.join(' ')} at the start, ${(r.machine.loadAverageAtEnd ?? []).join(' ')} at the end`);
-  out.push(`- versions: ${Object.entries(r.versions).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  out.push(
+    `- runtime: ${r.runtime.description}; ${r.runtime.platform}/${r.runtime.arch}; ${r.machine.totalMemoryGiB} GiB; load average ${r.machine.loadAverageAtStart.join(' ')} at the start, ${(r.machine.loadAverageAtEnd ?? []).join(' ')} at the end`,
+  );
+  out.push(
+    `- versions: ${Object.entries(r.versions)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
+  );
   out.push(`- builds: ${r.builds.map((b) => `${b.path} (${num(b.bytes)} B, sha256 ${b.sha256}…)`).join(', ')}`);
   out.push(`- benchmark.js: ${r.benchmark.statistics} (maxTime ${r.benchmark.maxTime} s, minSamples ${r.benchmark.minSamples})`);
   out.push('');

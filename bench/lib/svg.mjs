@@ -137,13 +137,19 @@ export function renderSvg(report) {
   const H = margin.top + rows * panelH + margin.bottom;
 
   const s = [];
-  s.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="Helvetica, Arial, sans-serif" font-size="11">`);
+  s.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="Helvetica, Arial, sans-serif" font-size="11">`,
+  );
   s.push(`<title>${esc(`${report.title}: MB/s per fixture and operation`)}</title>`);
   s.push(`<rect width="${W}" height="${H}" fill="#ffffff"/>`);
-  s.push(`<text x="${W / 2}" y="28" text-anchor="middle" font-size="19" font-weight="bold">mcp-frames: throughput per fixture and operation (MB/s, log scale, higher is better)</text>`);
+  s.push(
+    `<text x="${W / 2}" y="28" text-anchor="middle" font-size="19" font-weight="bold">mcp-frames: throughput per fixture and operation (MB/s, log scale, higher is better)</text>`,
+  );
   const machine = `${report.machine.cpu}, ${report.machine.cores} cores · Node ${report.runtime.version} (V8 ${report.runtime.v8}) · ${report.mode} run, benchmark.js ${report.benchmark.statistics === "benchmark.js's defaults" ? 'defaults' : 'quick'} · ${report.generatedAt.slice(0, 10)} · wasm = ${wasm}`;
   s.push(`<text x="${W / 2}" y="48" text-anchor="middle" font-size="12" fill="#333">${esc(machine)}</text>`);
-  s.push(`<text x="${W / 2}" y="64" text-anchor="middle" font-size="11" fill="#555">MB = 10^6 bytes of input per second. Numbers on bars are MB/s. Whiskers: 95% margin of error. Black line over a group: memcpy of the same bytes (the physical limit).</text>`);
+  s.push(
+    `<text x="${W / 2}" y="64" text-anchor="middle" font-size="11" fill="#555">MB = 10^6 bytes of input per second. Numbers on bars are MB/s. Whiskers: 95% margin of error. Black line over a group: memcpy of the same bytes (the physical limit).</text>`,
+  );
 
   // Legend.
   const items = [...LEGEND.map(([k, label]) => ({ k, label })), { k: 'memcpy', label: 'memcpy (Uint8Array.set)' }];
@@ -194,7 +200,9 @@ export function renderSvg(report) {
         const v = b.r.mbPerSec;
         const bx = gx + pad + bi * bw;
         const top = y(Math.max(v, lo));
-        s.push(`<rect x="${bx.toFixed(1)}" y="${top.toFixed(1)}" width="${(bw - 1).toFixed(1)}" height="${(y1 - top).toFixed(1)}" fill="${COLORS[b.key] ?? '#444'}"><title>${esc(`${b.r.name} @${b.r.backend}: ${v.toFixed(1)} MB/s ±${b.r.rme.toFixed(1)}%, ${Math.round(b.r.opsPerSec)} ops/s`)}</title></rect>`);
+        s.push(
+          `<rect x="${bx.toFixed(1)}" y="${top.toFixed(1)}" width="${(bw - 1).toFixed(1)}" height="${(y1 - top).toFixed(1)}" fill="${COLORS[b.key] ?? '#444'}"><title>${esc(`${b.r.name} @${b.r.backend}: ${v.toFixed(1)} MB/s ±${b.r.rme.toFixed(1)}%, ${Math.round(b.r.opsPerSec)} ops/s`)}</title></rect>`,
+        );
         const e = (v * b.r.rme) / 100;
         if (e > 0 && v - e > 0) {
           const cx = (bx + (bw - 1) / 2).toFixed(1);
@@ -202,20 +210,28 @@ export function renderSvg(report) {
         }
         const lx = bx + (bw - 1) / 2 + 3;
         const ly = top - 3;
-        s.push(`<text x="${lx.toFixed(1)}" y="${ly.toFixed(1)}" font-size="9" fill="#222" transform="rotate(-90 ${lx.toFixed(1)} ${ly.toFixed(1)})">${short(v)}</text>`);
+        s.push(
+          `<text x="${lx.toFixed(1)}" y="${ly.toFixed(1)}" font-size="9" fill="#222" transform="rotate(-90 ${lx.toFixed(1)} ${ly.toFixed(1)})">${short(v)}</text>`,
+        );
       });
       if (g.memcpy) {
         const my = y(g.memcpy.mbPerSec).toFixed(1);
-        s.push(`<line x1="${(gx + pad / 2).toFixed(1)}" y1="${my}" x2="${(gx + gw - pad / 2).toFixed(1)}" y2="${my}" stroke="#000" stroke-width="2.5"><title>${esc(`memcpy of ${g.fixture}: ${g.memcpy.mbPerSec.toFixed(0)} MB/s`)}</title></line>`);
+        s.push(
+          `<line x1="${(gx + pad / 2).toFixed(1)}" y1="${my}" x2="${(gx + gw - pad / 2).toFixed(1)}" y2="${my}" stroke="#000" stroke-width="2.5"><title>${esc(`memcpy of ${g.fixture}: ${g.memcpy.mbPerSec.toFixed(0)} MB/s`)}</title></line>`,
+        );
       }
       const lxc = gx + gw / 2;
       s.push(`<text x="${lxc.toFixed(1)}" y="${y1 + 16}" text-anchor="middle" font-size="${gw < 80 ? 10 : 11}">${esc(g.label)}</text>`);
-      s.push(`<text x="${lxc.toFixed(1)}" y="${y1 + 29}" text-anchor="middle" font-size="10" fill="#555">${esc(g.prefix ? 'stream-10k' : sizeLabel(g.bytes))}</text>`);
+      s.push(
+        `<text x="${lxc.toFixed(1)}" y="${y1 + 29}" text-anchor="middle" font-size="10" fill="#555">${esc(g.prefix ? 'stream-10k' : sizeLabel(g.bytes))}</text>`,
+      );
     });
     s.push(`<text x="${(x0 + x1) / 2}" y="${y1 + 46}" text-anchor="middle" fill="#333">fixture</text>`);
     s.push(`</g>`);
   });
-  s.push(`<text x="${W - margin.right}" y="${H - 12}" text-anchor="end" font-size="10" fill="#777">${esc(`bench/report/report.json has every number; report.md has the ratios and the targets. ${report.cases.length} cases, seed 0x${report.seed.toString(16)}.`)}</text>`);
+  s.push(
+    `<text x="${W - margin.right}" y="${H - 12}" text-anchor="end" font-size="10" fill="#777">${esc(`bench/report/report.json has every number; report.md has the ratios and the targets. ${report.cases.length} cases, seed 0x${report.seed.toString(16)}.`)}</text>`,
+  );
   s.push(`</svg>`);
-  return s.join('\n') + '\n';
+  return `${s.join('\n')}\n`;
 }

@@ -35,10 +35,7 @@ const CONFORMANCE_FLAGS = { ...COMMON_FLAGS } as const;
 export const DEFAULT_VECTORS_DIR = fileURLToPath(new URL('../../spec/vectors/', import.meta.url));
 
 /** An answer in the vectors' own form (frames.json `expect`). */
-type FrameAnswer =
-  | { kind: 'result'; result: unknown }
-  | { kind: 'error'; error: unknown }
-  | { kind: 'frame-error'; reason: string; tag?: number };
+type FrameAnswer = { kind: 'result'; result: unknown } | { kind: 'error'; error: unknown } | { kind: 'frame-error'; reason: string; tag?: number };
 
 /** An outcome in the vectors' own form (streams.json `expect.outcomes[i]`). */
 type OutcomeAnswer = { channel: number; outcome: string; result?: unknown; error?: unknown; reason?: string; tag?: number };
@@ -167,8 +164,14 @@ async function readVectors(dir: string, file: string): Promise<Vector<unknown>[]
     throw new UsageError(`conformance: ${where} is not JSON: ${err instanceof Error ? err.message : String(err)}`);
   }
   const isVector = (v: unknown): v is Vector<unknown> =>
-    typeof v === 'object' && v !== null && typeof (v as Vector<unknown>).name === 'string' && typeof (v as Vector<unknown>).endpoint === 'string' && typeof (v as Vector<unknown>).hex === 'string' && 'expect' in v;
-  if (!Array.isArray(vectors) || !vectors.every(isVector)) throw new UsageError(`conformance: ${where} is not an array of { name, endpoint, hex, expect }`);
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as Vector<unknown>).name === 'string' &&
+    typeof (v as Vector<unknown>).endpoint === 'string' &&
+    typeof (v as Vector<unknown>).hex === 'string' &&
+    'expect' in v;
+  if (!Array.isArray(vectors) || !vectors.every(isVector))
+    throw new UsageError(`conformance: ${where} is not an array of { name, endpoint, hex, expect }`);
   return vectors;
 }
 

@@ -73,5 +73,5 @@ function dropCr(line: string): string {
 /** 'z' for a visible ASCII character; U+FEFF for anything a terminal might hide. */
 function show(cp: number): string {
   if (cp > 0x20 && cp < 0x7f) return `'${String.fromCharCode(cp)}'`;
-  return 'U+' + cp.toString(16).toUpperCase().padStart(4, '0');
+  return `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`;
 }

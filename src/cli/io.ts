@@ -44,7 +44,7 @@ export class LineWriter {
   /** Writes `text` and a newline; resolves once the sink can take more. */
   async line(text: string): Promise<void> {
     this.check();
-    if (this.sink.write(text + '\n')) return;
+    if (this.sink.write(`${text}\n`)) return;
     await this.drained();
   }
 

@@ -68,7 +68,7 @@ const io: Io = {
   },
   out: new LineWriter(process.stdout),
   bytes: process.stdout,
-  err: (line) => void process.stderr.write(line + '\n'),
+  err: (line) => void process.stderr.write(`${line}\n`),
   cwd: process.cwd(),
 };
 

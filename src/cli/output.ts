@@ -190,7 +190,7 @@ export function size(bytes: number): string {
  * escaped (a newline in a message must not break the row) and long text cut.
  */
 function clip(s: string, max = 60): string {
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this regex's job.
   let out = s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, escapeControl);
   if (out.length > max) {
     out = out.slice(0, max);
@@ -204,5 +204,5 @@ function clip(s: string, max = 60): string {
 /** "\n" as JSON writes it where JSON has a short form, else "\u0085". */
 function escapeControl(c: string): string {
   const json = JSON.stringify(c).slice(1, -1);
-  return json.length > 1 ? json : '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0');
+  return json.length > 1 ? json : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }

@@ -58,8 +58,7 @@ export async function relayCommand(args: readonly string[], io: Io): Promise<num
     maxFrameBytes: limitFlag('relay', flags, 'max-frame-bytes', 0),
     maxOpenChannels: limitFlag('relay', flags, 'max-open-channels', 1),
   };
-  const report = (fault: RelayFault, connection?: number) =>
-    io.err(JSON.stringify(connection === undefined ? fault : { connection, ...fault }));
+  const report = (fault: RelayFault, connection?: number) => io.err(JSON.stringify(connection === undefined ? fault : { connection, ...fault }));
 
   const listen = flags.values.listen;
   const upstream = flags.values.upstream;

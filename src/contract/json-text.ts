@@ -113,15 +113,7 @@ function scanEscape(b: Uint8Array, i: number, end: number): number | TextFault {
       if (unit >= 0xdc00) return fault(Status.LoneSurrogate, i);
       // A high surrogate: a low one must follow at once, as a whole escape.
       const j = i + 6;
-      if (
-        j + 6 <= end &&
-        b[j] === 0x5c &&
-        b[j + 1] === 0x75 &&
-        isHex(b[j + 2]) &&
-        isHex(b[j + 3]) &&
-        isHex(b[j + 4]) &&
-        isHex(b[j + 5])
-      ) {
+      if (j + 6 <= end && b[j] === 0x5c && b[j + 1] === 0x75 && isHex(b[j + 2]) && isHex(b[j + 3]) && isHex(b[j + 4]) && isHex(b[j + 5])) {
         const low = hexValue(b, j + 2);
         if (low >= 0xdc00 && low <= 0xdfff) return j + 6;
       }

@@ -45,7 +45,7 @@ export class DemoClient {
   /** How the stream ended, once it has. */
   end: StreamEnd | null = null;
 
-  private constructor(socket: net.Socket, private readonly options: DemoClientOptions) {
+  private constructor(socket: net.Socket, options: DemoClientOptions) {
     this.socket = socket;
     this.decoder = new StreamDecoder<unknown>({
       endpoint: (channel) => this.codecs.get(channel)!,
@@ -97,7 +97,14 @@ export class DemoClient {
     // The stream is over: anything still waiting will never be answered.
     if (this.end) {
       for (const [channel, w] of this.waiting) {
-        w.resolve({ channel, method: w.request.method, params: w.request.params, outcome: { channel, outcome: 'incomplete' }, bytes: 0, ms: performance.now() - w.started });
+        w.resolve({
+          channel,
+          method: w.request.method,
+          params: w.request.params,
+          outcome: { channel, outcome: 'incomplete' },
+          bytes: 0,
+          ms: performance.now() - w.started,
+        });
       }
       this.waiting.clear();
     }
@@ -116,7 +123,7 @@ export class DemoClient {
         return;
       }
       this.waiting.set(channel, { resolve, request, started: performance.now() });
-      this.socket.write(JSON.stringify(request) + '\n');
+      this.socket.write(`${JSON.stringify(request)}\n`);
     });
   }
 

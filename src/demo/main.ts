@@ -7,7 +7,7 @@
 // against what the server sent, compares the js and wasm backends on the
 // session's own frames, and exits 0 only when every check holds.
 
-import net from 'node:net';
+import type net from 'node:net';
 import { createHash } from 'node:crypto';
 import { loadBackend } from '../backend/node.js';
 import type { Backend } from '../backend/backend.js';
@@ -18,8 +18,8 @@ import { DemoClient, type Exchange } from './client.js';
 import { blobBytes, createDemoServer, HELLO, LISTING_SIZE, RESOURCE_NOT_FOUND } from './server.js';
 import { isDeepStrictEqual } from 'node:util';
 
-const out = (line = '') => process.stdout.write(line + '\n');
-const mib = (n: number) => (n / 1048576).toFixed(2) + ' MiB';
+const out = (line = '') => process.stdout.write(`${line}\n`);
+const mib = (n: number) => `${(n / 1048576).toFixed(2)} MiB`;
 
 function listen(server: net.Server): Promise<number> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port)));
@@ -96,7 +96,10 @@ async function main(): Promise<number> {
 
   // The long part: 4 MiB of blob, about 5.6 MiB of base64 on the wire.
   const before = client.received;
-  report = ((p) => (n: number) => p(n - before))(progress('reading demo://blob', Math.ceil(blob.length / 3) * 4));
+  report = (
+    (p) => (n: number) =>
+      p(n - before)
+  )(progress('reading demo://blob', Math.ceil(blob.length / 3) * 4));
   const blobExchange = await client.exchange('resources/read', { uri: 'demo://blob' });
   report = () => {};
   exchanges.push(blobExchange);
@@ -121,11 +124,16 @@ async function main(): Promise<number> {
 
   // What arrived, against what the server sent.
   const checks: Array<[string, boolean]> = [];
-  const code = (i: number) => (exchanges[i].outcome.outcome === 'error' ? (exchanges[i].outcome as { error: { code: number } }).error.code : undefined);
-  checks.push([`listing: ${items.length} of ${LISTING_SIZE} resources over ${exchanges.filter((e) => e.method === 'resources/list').length} pages`, items.length === LISTING_SIZE]);
+  const code = (i: number) =>
+    exchanges[i].outcome.outcome === 'error' ? (exchanges[i].outcome as { error: { code: number } }).error.code : undefined;
+  checks.push([
+    `listing: ${items.length} of ${LISTING_SIZE} resources over ${exchanges.filter((e) => e.method === 'resources/list').length} pages`,
+    items.length === LISTING_SIZE,
+  ]);
   checks.push([
     'listing: _meta and vendor members arrived as sent',
-    isDeepStrictEqual(items[7]._meta, { 'vendor.example/rank': 7, 'vendor.example/tags': ['é', '日本'] }) && isDeepStrictEqual(items[11]['x-vendor'], { shard: 2, note: null }),
+    isDeepStrictEqual(items[7]._meta, { 'vendor.example/rank': 7, 'vendor.example/tags': ['é', '日本'] }) &&
+      isDeepStrictEqual(items[11]['x-vendor'], { shard: 2, note: null }),
   ]);
   const hello = exchanges.find((e) => e.params?.uri === 'demo://hello')!;
   checks.push(['demo://hello: text arrived as sent', hello.outcome.outcome === 'result' && isDeepStrictEqual(hello.outcome.result, HELLO)]);
@@ -134,7 +142,10 @@ async function main(): Promise<number> {
   const got = blobResult ? Buffer.from(blobResult.contents[0].blob, 'base64') : new Uint8Array(0);
   checks.push([`demo://blob: ${mib(got.length)}, sha256 ${sha(got)}…, the server's bytes`, sha(got) === sha(blob)]);
   const at = (uri: string) => exchanges.findIndex((e) => e.params?.uri === uri);
-  checks.push([`demo://missing: ${RESOURCE_NOT_FOUND} with data naming the URI`, code(at('demo://missing')) === RESOURCE_NOT_FOUND && isDeepStrictEqual(exchanges[at('demo://missing')].mcpError?.data, { uri: 'demo://missing' })]);
+  checks.push([
+    `demo://missing: ${RESOURCE_NOT_FOUND} with data naming the URI`,
+    code(at('demo://missing')) === RESOURCE_NOT_FOUND && isDeepStrictEqual(exchanges[at('demo://missing')].mcpError?.data, { uri: 'demo://missing' }),
+  ]);
   checks.push(['not a uri: -32602 (invalid params)', code(at('not a uri')) === -32602]);
   checks.push(['prompts/list: -32601 (method not found)', code(exchanges.length - 1) === -32601]);
   checks.push([`relay: ${faults.length} faults on a clean session`, faults.length === 0]);

@@ -139,8 +139,7 @@ export async function createProxy(mcp: McpServer, options: ProxyOptions = {}): P
       socket.write(bytes) ? Promise.resolve() : new Promise<void>((resolve) => socket.once('drain', () => resolve()));
     socket.on('data', (data: Buffer) => {
       pending += data.toString('utf8');
-      let nl: number;
-      while ((nl = pending.indexOf('\n')) >= 0) {
+      for (let nl = pending.indexOf('\n'); nl >= 0; nl = pending.indexOf('\n')) {
         const line = pending.slice(0, nl);
         pending = pending.slice(nl + 1);
         if (!line.trim()) continue;

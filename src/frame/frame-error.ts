@@ -46,7 +46,7 @@ export class FrameError extends Error {
   }
 
   static unknownTag(tag: number): FrameError {
-    const hex = '0x' + tag.toString(16).padStart(2, '0');
+    const hex = `0x${tag.toString(16).padStart(2, '0')}`;
     return new FrameError('unknown-tag', `unknown tag ${hex}: a frame starts with 0x00 (result) or 0x01 (error) (WIRE.md section 1)`, {
       tag,
       offset: 0,
@@ -54,7 +54,7 @@ export class FrameError extends Error {
   }
 
   static body(rule: BodyRule, offset: number, detail?: string): FrameError {
-    const text = `body at offset ${offset}: ${RULE_TEXT[rule]}` + (detail ? `: ${detail}` : '');
+    const text = `body at offset ${offset}: ${RULE_TEXT[rule]}${detail ? `: ${detail}` : ''}`;
     return new FrameError('body', text, { offset, rule });
   }
 

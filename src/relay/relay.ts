@@ -233,7 +233,8 @@ export class RelayCore implements RecordSink {
  */
 export function createRelay(options: RelayOptions = {}): Relay {
   const highWaterMark = options.highWaterMark ?? 1 << 20;
-  if (!(highWaterMark >= 0) || !Number.isFinite(highWaterMark)) throw new RangeError(`highWaterMark must be a finite number of bytes, not ${highWaterMark}`);
+  if (!(highWaterMark >= 0) || !Number.isFinite(highWaterMark))
+    throw new RangeError(`highWaterMark must be a finite number of bytes, not ${highWaterMark}`);
   const output = new OutputQueue(highWaterMark);
   const core = new RelayCore(options, options.backend ?? defaultBackend(), (bytes) => output.enqueue(bytes));
 

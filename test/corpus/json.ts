@@ -75,14 +75,18 @@ const S = Status;
 const T = 2n ** 1024n - 2n ** 970n;
 const M = 2n ** 1024n - 2n ** 971n;
 const T_DIGITS = T.toString(); // 309 digits
-const WHY_RANGE_OK = 'RFC 8259 section 6 lets an implementation limit the range of numbers; rule 4.1 accepts every literal that is finite as an IEEE double';
-const WHY_RANGE_BAD = 'RFC 8259 section 6 lets an implementation limit the range; rule 4.1 refuses a literal that rounds to +-Infinity as a double, which a JS peer would silently alter';
-const WHY_UNDERFLOW = 'rule 4.1 refuses only non-finite numbers; a literal that underflows rounds to (signed) zero, which is finite, so it is accepted';
+const WHY_RANGE_OK =
+  'RFC 8259 section 6 lets an implementation limit the range of numbers; rule 4.1 accepts every literal that is finite as an IEEE double';
+const WHY_RANGE_BAD =
+  'RFC 8259 section 6 lets an implementation limit the range; rule 4.1 refuses a literal that rounds to +-Infinity as a double, which a JS peer would silently alter';
+const WHY_UNDERFLOW =
+  'rule 4.1 refuses only non-finite numbers; a literal that underflows rounds to (signed) zero, which is finite, so it is accepted';
 
 // ---------------------------------------------------------------------------
 // Nesting.
 
-const WHY_DEPTH_OK = 'RFC 8259 section 9 lets an implementation limit nesting; rule 4.1 allows 127 levels, counting the outermost, as serde_json does';
+const WHY_DEPTH_OK =
+  'RFC 8259 section 9 lets an implementation limit nesting; rule 4.1 allows 127 levels, counting the outermost, as serde_json does';
 const WHY_DEPTH_BAD = 'RFC 8259 section 9 lets an implementation limit nesting; rule 4.1 refuses a 128th level, at its opening bracket';
 
 /** `depth` containers from `openers`, cycled, each holding the next; the 128th opener's offset if there is one. */
@@ -93,10 +97,10 @@ function nest(depth: number, openers: readonly ('[' | '{')[], sep = ''): { text:
   for (let k = 0; k < depth; k++) {
     const o = openers[k % openers.length];
     if (k === 127) at128 = open.length;
-    open += o === '[' ? '[' + sep : '{"k":' + sep;
-    close = (o === '[' ? sep + ']' : sep + '}') + close;
+    open += o === '[' ? `[${sep}` : `{"k":${sep}`;
+    close = (o === '[' ? `${sep}]` : `${sep}}`) + close;
   }
-  return { text: open + '0' + close, at128 };
+  return { text: `${open}0${close}`, at128 };
 }
 
 const arrays127 = nest(127, ['[']);
@@ -148,7 +152,12 @@ export const JSON_CASES: JsonCase[] = [
 
   // Strings and escapes.
   y('string_empty', '""'),
-  y('string_printable_ascii', '"' + Array.from({ length: 0x7f - 0x20 }, (_, k) => String.fromCharCode(0x20 + k)).filter((c) => c !== '"' && c !== '\\').join('') + '"'),
+  y(
+    'string_printable_ascii',
+    `"${Array.from({ length: 0x7f - 0x20 }, (_, k) => String.fromCharCode(0x20 + k))
+      .filter((c) => c !== '"' && c !== '\\')
+      .join('')}"`,
+  ),
   y('string_raw_delete', '"\x7f"'),
   y('string_escape_quote', r`"\""`),
   y('string_escape_backslash', r`"\\"`),
@@ -377,40 +386,100 @@ export const JSON_CASES: JsonCase[] = [
   n('utf8_invalid_outside_string', b('[', [0x80], ']'), S.JsonSyntax, 1),
 
   // Byte-order marks (RFC 8259 section 8.1 lets a parser ignore one; rule 4.1 does not).
-  iRefuse('structure_bom', b([0xef, 0xbb, 0xbf], '{}'), 'RFC 8259 section 8.1 lets a parser ignore a byte-order mark; rule 4.1 refuses it, since a strict peer may not', S.Bom, 0),
-  iRefuse('structure_bom_after_whitespace', b(' ', [0xef, 0xbb, 0xbf], '1'), 'a byte-order mark is refused wherever it stands before the value, at its first byte', S.Bom, 1),
-  iRefuse('structure_bom_alone', [0xef, 0xbb, 0xbf], 'a byte-order mark with no value after it is still a byte-order mark, refused at its first byte', S.Bom, 0),
+  iRefuse(
+    'structure_bom',
+    b([0xef, 0xbb, 0xbf], '{}'),
+    'RFC 8259 section 8.1 lets a parser ignore a byte-order mark; rule 4.1 refuses it, since a strict peer may not',
+    S.Bom,
+    0,
+  ),
+  iRefuse(
+    'structure_bom_after_whitespace',
+    b(' ', [0xef, 0xbb, 0xbf], '1'),
+    'a byte-order mark is refused wherever it stands before the value, at its first byte',
+    S.Bom,
+    1,
+  ),
+  iRefuse(
+    'structure_bom_alone',
+    [0xef, 0xbb, 0xbf],
+    'a byte-order mark with no value after it is still a byte-order mark, refused at its first byte',
+    S.Bom,
+    0,
+  ),
   iRefuse('structure_bom_after_value', b('1', [0xef, 0xbb, 0xbf]), 'after the value, U+FEFF is not whitespace: trailing bytes', S.Trailing, 1),
   iRefuse('structure_utf16_be_bom', [0xfe, 0xff, 0x00, 0x31], 'UTF-16 is not UTF-8: 0xFE cannot start a value', S.JsonSyntax, 0),
-  iAccept('string_feff_inside_string', b('"', [0xef, 0xbb, 0xbf], '"'), 'U+FEFF inside a string is a character like any other; only a mark before the value is refused'),
+  iAccept(
+    'string_feff_inside_string',
+    b('"', [0xef, 0xbb, 0xbf], '"'),
+    'U+FEFF inside a string is a character like any other; only a mark before the value is refused',
+  ),
 
   // Duplicate member names (RFC 8259 section 4: behaviour unpredictable).
-  iAccept('object_duplicate_key', '{"a":1,"a":2}', 'WIRE.md rule 4.4: duplicate member names are accepted and the last wins, as in JSON.parse; rule 4.1 does not refuse them'),
+  iAccept(
+    'object_duplicate_key',
+    '{"a":1,"a":2}',
+    'WIRE.md rule 4.4: duplicate member names are accepted and the last wins, as in JSON.parse; rule 4.1 does not refuse them',
+  ),
   iAccept('object_duplicate_key_same_value', '{"a":1,"a":1}', 'rule 4.4: duplicates are accepted'),
   iAccept('object_duplicate_key_by_escape', r`{"a":1,"\u0061":2}`, 'rule 4.4: names are compared decoded, and duplicates are accepted either way'),
   iAccept('object_duplicate_key_nested', '{"x":{"k":[],"k":{}}}', 'rule 4.4 holds at every level'),
 
   // Characters RFC 8259 allows but some implementations mistrust.
-  iAccept('string_escaped_nul', r`"\u0000"`, 'the grammar allows any escape; U+0000 is a character, and rule 4.1 refuses only raw control characters'),
+  iAccept(
+    'string_escaped_nul',
+    r`"\u0000"`,
+    'the grammar allows any escape; U+0000 is a character, and rule 4.1 refuses only raw control characters',
+  ),
   iAccept('string_escaped_nul_in_key', r`{"\u0000":1}`, 'as in a value: an escaped U+0000 is allowed in a member name'),
-  iAccept('string_noncharacter_U+FFFF', b('"', [0xef, 0xbf, 0xbf], '"'), 'U+FFFF is a noncharacter but valid UTF-8 (Unicode table 3-7); rule 4.1 checks UTF-8, not character properties'),
+  iAccept(
+    'string_noncharacter_U+FFFF',
+    b('"', [0xef, 0xbf, 0xbf], '"'),
+    'U+FFFF is a noncharacter but valid UTF-8 (Unicode table 3-7); rule 4.1 checks UTF-8, not character properties',
+  ),
   iAccept('string_noncharacter_U+FFFE', b('"', [0xef, 0xbf, 0xbe], '"'), 'a noncharacter, but valid UTF-8'),
   iAccept('string_noncharacter_U+FDD0', b('"', [0xef, 0xb7, 0x90], '"'), 'a noncharacter, but valid UTF-8'),
   iAccept('string_noncharacter_U+1FFFE', b('"', [0xf0, 0x9f, 0xbf, 0xbe], '"'), 'a noncharacter, but valid UTF-8'),
-  iAccept('string_noncharacter_U+10FFFF', b('"', [0xf4, 0x8f, 0xbf, 0xbf], '"'), 'the highest code point, a noncharacter: the 4-byte upper boundary is accepted'),
-  iAccept('string_escaped_noncharacters', r`"\uFFFF\uFFFE\uFDD0\uDBFF\uDFFF"`, 'escaped noncharacters (the last pair is U+10FFFF) are well-formed text'),
+  iAccept(
+    'string_noncharacter_U+10FFFF',
+    b('"', [0xf4, 0x8f, 0xbf, 0xbf], '"'),
+    'the highest code point, a noncharacter: the 4-byte upper boundary is accepted',
+  ),
+  iAccept(
+    'string_escaped_noncharacters',
+    r`"\uFFFF\uFFFE\uFDD0\uDBFF\uDFFF"`,
+    'escaped noncharacters (the last pair is U+10FFFF) are well-formed text',
+  ),
 
   // Surrogate escapes (RFC 8259 section 8.2: a lone one is grammatical, its meaning unpredictable).
   iRefuse('string_lone_high_surrogate', r`["\uD800"]`, 'rule 4.1: a high surrogate escape must be followed at once by a low one', S.LoneSurrogate, 2),
   iRefuse('string_lone_high_surrogate_lower_hex', r`["\udbff"]`, 'rule 4.1: lone high surrogate, hex case does not matter', S.LoneSurrogate, 2),
   iRefuse('string_lone_low_surrogate', r`["\uDC00"]`, 'rule 4.1: a low surrogate escape never stands alone', S.LoneSurrogate, 2),
   iRefuse('string_lone_low_surrogate_DFFF', r`["\uDFFF"]`, 'rule 4.1: a low surrogate escape never stands alone', S.LoneSurrogate, 2),
-  iRefuse('string_high_then_non_surrogate_escape', r`["\uD800\u0041"]`, 'rule 4.1: the escape after a high surrogate must be a low surrogate; the fault is the high one, at its backslash', S.LoneSurrogate, 2),
+  iRefuse(
+    'string_high_then_non_surrogate_escape',
+    r`["\uD800\u0041"]`,
+    'rule 4.1: the escape after a high surrogate must be a low surrogate; the fault is the high one, at its backslash',
+    S.LoneSurrogate,
+    2,
+  ),
   iRefuse('string_high_then_high', r`["\uD800\uD800"]`, 'rule 4.1: two high surrogates are not a pair', S.LoneSurrogate, 2),
   iRefuse('string_high_then_short_escape', r`["\uD800\n"]`, 'rule 4.1: only a \\u escape of a low surrogate completes the pair', S.LoneSurrogate, 2),
   iRefuse('string_high_then_character', r`["\uD800a"]`, 'rule 4.1: a character, not a low surrogate escape, follows', S.LoneSurrogate, 2),
-  iRefuse('string_high_then_raw_low_bytes', b('["\\uD800', [0xed, 0xb0, 0x80], '"]'), 'rule 4.1: the pair must be two escapes; the first fault in reading order is the lone high escape', S.LoneSurrogate, 2),
-  iRefuse('string_high_then_cut_escape', r`["\uD800\uDC"]`, 'rule 4.1: no whole low surrogate escape follows, so the high one is lone', S.LoneSurrogate, 2),
+  iRefuse(
+    'string_high_then_raw_low_bytes',
+    b('["\\uD800', [0xed, 0xb0, 0x80], '"]'),
+    'rule 4.1: the pair must be two escapes; the first fault in reading order is the lone high escape',
+    S.LoneSurrogate,
+    2,
+  ),
+  iRefuse(
+    'string_high_then_cut_escape',
+    r`["\uD800\uDC"]`,
+    'rule 4.1: no whole low surrogate escape follows, so the high one is lone',
+    S.LoneSurrogate,
+    2,
+  ),
   iRefuse('string_high_at_end_of_string', r`["a\uD800"]`, 'rule 4.1: the string ends before a low surrogate', S.LoneSurrogate, 3),
   iRefuse('string_reversed_pair', r`["\uDC00\uD800"]`, 'rule 4.1: a low surrogate first is lone', S.LoneSurrogate, 2),
   iRefuse('string_low_after_pair', r`["\uD83D\uDE00\uDE00"]`, 'rule 4.1: a pair consumes one low surrogate; the next is lone', S.LoneSurrogate, 14),
@@ -419,49 +488,83 @@ export const JSON_CASES: JsonCase[] = [
   // Numbers at the double boundary (RFC 8259 section 6).
   iAccept('number_max_double', '1.7976931348623157e308', WHY_RANGE_OK),
   iAccept('number_max_double_negative', '-1.7976931348623157e308', WHY_RANGE_OK),
-  iAccept('number_rounds_down_to_max_double', '1.7976931348623158e308', WHY_RANGE_OK + ': this is below 2^1024 - 2^970, so it rounds to the largest double'),
+  iAccept(
+    'number_rounds_down_to_max_double',
+    '1.7976931348623158e308',
+    `${WHY_RANGE_OK}: this is below 2^1024 - 2^970, so it rounds to the largest double`,
+  ),
   iRefuse('number_rounds_up_to_infinity', '1.7976931348623159e308', WHY_RANGE_BAD, S.NumberRange, 0),
   iRefuse('number_1.8e308', '1.8e308', WHY_RANGE_BAD, S.NumberRange, 0),
-  iRefuse('number_minus_1.8e308', '-1.8e308', WHY_RANGE_BAD + '; the offset is the minus sign', S.NumberRange, 0),
+  iRefuse('number_minus_1.8e308', '-1.8e308', `${WHY_RANGE_BAD}; the offset is the minus sign`, S.NumberRange, 0),
   iRefuse('number_2e308', '[2e308]', WHY_RANGE_BAD, S.NumberRange, 1),
   iRefuse('number_1e309', '[1e309]', WHY_RANGE_BAD, S.NumberRange, 1),
   iRefuse('number_1e400', '1e400', WHY_RANGE_BAD, S.NumberRange, 0),
   iRefuse('number_minus_1e400_in_object', '{"a":-1e400}', WHY_RANGE_BAD, S.NumberRange, 5),
   iRefuse('number_huge_exponent', '1.5e+9999', WHY_RANGE_BAD, S.NumberRange, 0),
   iRefuse('number_exponent_past_int32', '[1e2147483648]', WHY_RANGE_BAD, S.NumberRange, 1),
-  iRefuse('number_10e308', '10e308', WHY_RANGE_BAD + ' (10e308 is 1e309)', S.NumberRange, 0),
-  iRefuse('number_0.1e310', '0.1e310', WHY_RANGE_BAD + ' (0.1e310 is 1e309)', S.NumberRange, 0),
-  iAccept('number_0.1e309', '0.1e309', WHY_RANGE_OK + ' (0.1e309 is 1e308)'),
-  iAccept('number_shifted_max_17976931348623158e292', '17976931348623158e292', WHY_RANGE_OK + ': the same value as 1.7976931348623158e308'),
-  iRefuse('number_shifted_over_0.00017976931348623159e312', '0.00017976931348623159e312', WHY_RANGE_BAD + ': the same value as 1.7976931348623159e308', S.NumberRange, 0),
-  iAccept('number_zero_with_huge_exponent', '0e99999999999', 'zero times any power of ten is zero, which is finite: the exponent alone does not decide'),
+  iRefuse('number_10e308', '10e308', `${WHY_RANGE_BAD} (10e308 is 1e309)`, S.NumberRange, 0),
+  iRefuse('number_0.1e310', '0.1e310', `${WHY_RANGE_BAD} (0.1e310 is 1e309)`, S.NumberRange, 0),
+  iAccept('number_0.1e309', '0.1e309', `${WHY_RANGE_OK} (0.1e309 is 1e308)`),
+  iAccept('number_shifted_max_17976931348623158e292', '17976931348623158e292', `${WHY_RANGE_OK}: the same value as 1.7976931348623158e308`),
+  iRefuse(
+    'number_shifted_over_0.00017976931348623159e312',
+    '0.00017976931348623159e312',
+    `${WHY_RANGE_BAD}: the same value as 1.7976931348623159e308`,
+    S.NumberRange,
+    0,
+  ),
+  iAccept(
+    'number_zero_with_huge_exponent',
+    '0e99999999999',
+    'zero times any power of ten is zero, which is finite: the exponent alone does not decide',
+  ),
   iAccept('number_negative_zero_fraction_huge_exponent', '-0.000e99999999999', 'still zero, so finite'),
   iAccept('number_underflow_1e-400', '1e-400', WHY_UNDERFLOW),
-  iAccept('number_underflow_negative', '-1e-400', WHY_UNDERFLOW + ' (-0)'),
+  iAccept('number_underflow_negative', '-1e-400', `${WHY_UNDERFLOW} (-0)`),
   iAccept('number_underflow_huge_negative_exponent', '[1e-99999999999]', WHY_UNDERFLOW),
   iAccept('number_below_smallest_denormal', '2e-324', WHY_UNDERFLOW),
-  iAccept('number_int_309_digits_just_under_threshold', (T - 1n).toString(), WHY_RANGE_OK + ': 2^1024 - 2^970 - 1 rounds down to the largest double'),
-  iAccept('number_int_309_digits_max_double_exact', M.toString(), WHY_RANGE_OK + ': the largest double, written out in full'),
-  iAccept('number_int_309_digits_1e308', '1' + '0'.repeat(308), WHY_RANGE_OK),
-  iRefuse('number_int_309_digits_at_threshold', T_DIGITS, WHY_RANGE_BAD + ': 2^1024 - 2^970 is a tie, and ties round to even, which is 2^1024', S.NumberRange, 0),
+  iAccept('number_int_309_digits_just_under_threshold', (T - 1n).toString(), `${WHY_RANGE_OK}: 2^1024 - 2^970 - 1 rounds down to the largest double`),
+  iAccept('number_int_309_digits_max_double_exact', M.toString(), `${WHY_RANGE_OK}: the largest double, written out in full`),
+  iAccept('number_int_309_digits_1e308', `1${'0'.repeat(308)}`, WHY_RANGE_OK),
+  iRefuse(
+    'number_int_309_digits_at_threshold',
+    T_DIGITS,
+    `${WHY_RANGE_BAD}: 2^1024 - 2^970 is a tie, and ties round to even, which is 2^1024`,
+    S.NumberRange,
+    0,
+  ),
   iRefuse('number_int_309_digits_above_threshold', (T + 1n).toString(), WHY_RANGE_BAD, S.NumberRange, 0),
   iRefuse('number_int_309_nines', '9'.repeat(309), WHY_RANGE_BAD, S.NumberRange, 0),
-  iRefuse('number_int_309_digits_2e308', '2' + '0'.repeat(308), WHY_RANGE_BAD, S.NumberRange, 0),
-  iRefuse('number_int_309_digits_at_threshold_in_array', '[' + T_DIGITS + ']', WHY_RANGE_BAD, S.NumberRange, 1),
-  iRefuse('number_int_309_digits_at_threshold_negative', '-' + T_DIGITS, WHY_RANGE_BAD, S.NumberRange, 0),
-  iRefuse('number_int_309_digits_at_threshold_with_fraction', T_DIGITS + '.0', WHY_RANGE_BAD, S.NumberRange, 0),
-  iAccept('number_int_309_digits_under_threshold_long_fraction', (T - 1n).toString() + '.' + '9'.repeat(400), WHY_RANGE_OK + ': T - 1 + 0.999... is still below T'),
+  iRefuse('number_int_309_digits_2e308', `2${'0'.repeat(308)}`, WHY_RANGE_BAD, S.NumberRange, 0),
+  iRefuse('number_int_309_digits_at_threshold_in_array', `[${T_DIGITS}]`, WHY_RANGE_BAD, S.NumberRange, 1),
+  iRefuse('number_int_309_digits_at_threshold_negative', `-${T_DIGITS}`, WHY_RANGE_BAD, S.NumberRange, 0),
+  iRefuse('number_int_309_digits_at_threshold_with_fraction', `${T_DIGITS}.0`, WHY_RANGE_BAD, S.NumberRange, 0),
+  iAccept(
+    'number_int_309_digits_under_threshold_long_fraction',
+    `${(T - 1n).toString()}.${'9'.repeat(400)}`,
+    `${WHY_RANGE_OK}: T - 1 + 0.999... is still below T`,
+  ),
   iAccept('number_int_308_nines', '9'.repeat(308), WHY_RANGE_OK),
-  iRefuse('number_int_400_digits', '1' + '0'.repeat(399), WHY_RANGE_BAD, S.NumberRange, 0),
-  iAccept('number_int_400_digits_negative_exponent', '1' + '0'.repeat(399) + 'e-100', WHY_RANGE_OK + ': 1e399 times 1e-100 is 1e299'),
-  iRefuse('number_threshold_digits_as_fraction', '1.' + T_DIGITS.slice(1) + 'e308', WHY_RANGE_BAD + ': T written with a decimal point', S.NumberRange, 0),
-  iAccept('number_threshold_minus_one_as_fraction', '1.' + (T - 1n).toString().slice(1) + 'e308', WHY_RANGE_OK),
-  iRefuse('number_threshold_as_fraction_trailing_zeros', '0.' + T_DIGITS + '000000e309', WHY_RANGE_BAD + ': trailing zeros do not move a tie', S.NumberRange, 0),
-  iAccept('number_long_fraction', '0.' + '1'.repeat(1000), 'a fraction of any length rounds to a finite double'),
-  iAccept('number_long_fraction_after_zeros', '1.' + '0'.repeat(500) + '1', 'a fraction of any length rounds to a finite double'),
-  iAccept('number_long_fraction_underflow', '0.' + '0'.repeat(400) + '1', WHY_UNDERFLOW),
-  iAccept('number_precision_beyond_double', '1.00000000000000011102230246251565404236316680908203125', 'digits beyond a double\'s precision round; rule 4.1 refuses only non-finite values'),
-  iAccept('number_exponent_many_leading_zeros', '1e0000000000000000000308', WHY_RANGE_OK + ': leading zeros in the exponent change nothing'),
+  iRefuse('number_int_400_digits', `1${'0'.repeat(399)}`, WHY_RANGE_BAD, S.NumberRange, 0),
+  iAccept('number_int_400_digits_negative_exponent', `1${'0'.repeat(399)}e-100`, `${WHY_RANGE_OK}: 1e399 times 1e-100 is 1e299`),
+  iRefuse('number_threshold_digits_as_fraction', `1.${T_DIGITS.slice(1)}e308`, `${WHY_RANGE_BAD}: T written with a decimal point`, S.NumberRange, 0),
+  iAccept('number_threshold_minus_one_as_fraction', `1.${(T - 1n).toString().slice(1)}e308`, WHY_RANGE_OK),
+  iRefuse(
+    'number_threshold_as_fraction_trailing_zeros',
+    `0.${T_DIGITS}000000e309`,
+    `${WHY_RANGE_BAD}: trailing zeros do not move a tie`,
+    S.NumberRange,
+    0,
+  ),
+  iAccept('number_long_fraction', `0.${'1'.repeat(1000)}`, 'a fraction of any length rounds to a finite double'),
+  iAccept('number_long_fraction_after_zeros', `1.${'0'.repeat(500)}1`, 'a fraction of any length rounds to a finite double'),
+  iAccept('number_long_fraction_underflow', `0.${'0'.repeat(400)}1`, WHY_UNDERFLOW),
+  iAccept(
+    'number_precision_beyond_double',
+    '1.00000000000000011102230246251565404236316680908203125',
+    "digits beyond a double's precision round; rule 4.1 refuses only non-finite values",
+  ),
+  iAccept('number_exponent_many_leading_zeros', '1e0000000000000000000308', `${WHY_RANGE_OK}: leading zeros in the exponent change nothing`),
   iRefuse('number_exponent_many_leading_zeros_over', '1e0000000000000000000309', WHY_RANGE_BAD, S.NumberRange, 0),
 
   // Nesting (RFC 8259 section 9).
@@ -469,11 +572,15 @@ export const JSON_CASES: JsonCase[] = [
   iRefuse('structure_depth_128_arrays', arrays128.text, WHY_DEPTH_BAD, S.Depth, arrays128.at128),
   iAccept('structure_depth_127_objects', objects127.text, WHY_DEPTH_OK),
   iRefuse('structure_depth_128_objects', objects128.text, WHY_DEPTH_BAD, S.Depth, objects128.at128),
-  iAccept('structure_depth_127_mixed', mixed127.text, WHY_DEPTH_OK + '; objects and arrays count alike'),
-  iRefuse('structure_depth_128_mixed', mixed128.text, WHY_DEPTH_BAD + '; objects and arrays count alike', S.Depth, mixed128.at128),
+  iAccept('structure_depth_127_mixed', mixed127.text, `${WHY_DEPTH_OK}; objects and arrays count alike`),
+  iRefuse('structure_depth_128_mixed', mixed128.text, `${WHY_DEPTH_BAD}; objects and arrays count alike`, S.Depth, mixed128.at128),
   iRefuse('structure_depth_128_with_whitespace', spaced128.text, WHY_DEPTH_BAD, S.Depth, spaced128.at128),
-  iRefuse('structure_depth_128_unclosed', '['.repeat(128), WHY_DEPTH_BAD + ', before the end of text is reached', S.Depth, 127),
+  iRefuse('structure_depth_128_unclosed', '['.repeat(128), `${WHY_DEPTH_BAD}, before the end of text is reached`, S.Depth, 127),
   iRefuse('structure_depth_500', '['.repeat(500) + ']'.repeat(500), WHY_DEPTH_BAD, S.Depth, 127),
-  iAccept('structure_depth_127_twice', '[' + '['.repeat(126) + ']'.repeat(126) + ',' + '['.repeat(126) + ']'.repeat(126) + ']', WHY_DEPTH_OK + '; depth is nesting, not the count of containers'),
+  iAccept(
+    'structure_depth_127_twice',
+    `[${'['.repeat(126)}${']'.repeat(126)},${'['.repeat(126)}${']'.repeat(126)}]`,
+    `${WHY_DEPTH_OK}; depth is nesting, not the count of containers`,
+  ),
   iAccept('structure_depth_127_empty_innermost', '['.repeat(127) + ']'.repeat(127), WHY_DEPTH_OK),
 ];

@@ -86,7 +86,9 @@ function checks(chromium) {
       entry: 'dist/runtime/deno.js',
       // Read access to the package only: the entry reads build/ itself; the vectors come on stdin.
       run: async (vectors) =>
-        fromChild(await runChild(bin('deno'), ['run', '--no-prompt', '--no-lock', `--allow-read=${root}`, 'test/runtimes/hosts/deno.js'], root, vectors)),
+        fromChild(
+          await runChild(bin('deno'), ['run', '--no-prompt', '--no-lock', `--allow-read=${root}`, 'test/runtimes/hosts/deno.js'], root, vectors),
+        ),
     },
     {
       kind: 'runtime',
@@ -109,7 +111,8 @@ function checks(chromium) {
       name: 'workerd',
       entry: 'dist/runtime/workerd.js',
       run: async (vectors) => runWorkerd(root, vectors),
-      extra: (report) => (report.compilesFromBytes ? 'workerd compiled WebAssembly from bytes, so this run cannot show that the entry never does' : null),
+      extra: (report) =>
+        report.compilesFromBytes ? 'workerd compiled WebAssembly from bytes, so this run cannot show that the entry never does' : null,
     },
     {
       kind: 'runtime',
@@ -122,10 +125,12 @@ function checks(chromium) {
 
 /** The bundler checks: each builds the page in the consumer folder, then runs it in Chromium. */
 function bundlerChecks(chromium, consumer) {
-  return [
+  /** @type {[string, (dir: string) => Promise<{ out: string, inputs: string[] }>][]} */
+  const bundlers = [
     ['esbuild', buildWithEsbuild],
     ['vite', buildWithVite],
-  ].map(([name, build]) => ({
+  ];
+  return bundlers.map(([name, build]) => ({
     kind: 'bundler',
     name,
     entry: 'dist/runtime/browser.js',
@@ -143,7 +148,8 @@ function bundlerChecks(chromium, consumer) {
 /** Why a check's outcome is not a pass, or null when it is one. */
 function judge(check, { report, files }) {
   if (report.failed > 0) return `${report.failed} of ${report.checks} checks failed; first: ${report.failures[0]}`;
-  if (report.backend !== EXPECTED_BACKEND) return `backend ${report.backend} where ${EXPECTED_BACKEND} was expected (all ${report.checks} checks passed)`;
+  if (report.backend !== EXPECTED_BACKEND)
+    return `backend ${report.backend} where ${EXPECTED_BACKEND} was expected (all ${report.checks} checks passed)`;
   const want = path.join(root, check.entry);
   if (!files.includes(want)) return `'mcp-frames' did not resolve to ${check.entry}`;
   return check.extra?.(report) ?? null;
@@ -188,8 +194,14 @@ async function main() {
     timings.push(`${check.name} ${seconds(t0)}`);
   }
 
-  await chromium.settled()?.then((browser) => browser.close()).catch(() => {});
-  await consumer.settled()?.then((c) => c.remove()).catch(() => {});
+  await chromium
+    .settled()
+    ?.then((browser) => browser.close())
+    .catch(() => {});
+  await consumer
+    .settled()
+    ?.then((c) => c.remove())
+    .catch(() => {});
   console.log(`runtimes and bundlers: ${failed === 0 ? 'all passed' : `${failed} failed`} in ${seconds(started)} (${timings.join(', ')})`);
   // The plain closing line CI reads: every runtime and bundler is one test.
   console.log(`${timings.length - failed} passed, ${failed} failed${missing ? `, ${missing} not available on this platform` : ''}`);
@@ -251,7 +263,7 @@ function withTimeout(promise, ms) {
 
 function oneLine(text) {
   const flat = String(text).replace(/\s+/g, ' ').trim();
-  return flat.length > 400 ? flat.slice(0, 397) + '...' : flat;
+  return flat.length > 400 ? `${flat.slice(0, 397)}...` : flat;
 }
 
 function seconds(since) {

@@ -54,7 +54,10 @@ export async function runSmoke(lib, vectors) {
     check(got === name, `loadBackend('${name}') gave ${got}`);
   }
 
-  for (const [label, backend] of [['auto', auto], ['js', lib.jsBackend]]) {
+  for (const [label, backend] of [
+    ['auto', auto],
+    ['js', lib.jsBackend],
+  ]) {
     for (const v of vectors.frames) {
       const where = `${label} frames.json '${v.name}'`;
       try {
@@ -68,7 +71,10 @@ export async function runSmoke(lib, vectors) {
     }
     for (const v of vectors.streams) {
       const bytes = hexToBytes(v.hex);
-      for (const [cut, chunks] of [['whole', [bytes]], ['byte by byte', splitEvery(bytes, 1)]]) {
+      for (const [cut, chunks] of [
+        ['whole', [bytes]],
+        ['byte by byte', splitEvery(bytes, 1)],
+      ]) {
         const where = `${label} streams.json '${v.name}' (${cut})`;
         try {
           const events = lib.decodeStream(chunks, { endpoint: codecFor(lib, v), backend });
@@ -107,7 +113,10 @@ function roundTrip(lib, codec, v, where, check) {
   const body = new TextDecoder().decode(bytes.subarray(1));
   check(body === JSON.stringify(value), `${where}: encode wrote ${body}, want compact ${JSON.stringify(value)}`);
   const back = answerFrame(lib, codec, bytes);
-  const want = v.expect.kind === 'result' ? { kind: 'result', result: JSON.parse(JSON.stringify(value)) } : { kind: 'error', error: JSON.parse(JSON.stringify(value)) };
+  const want =
+    v.expect.kind === 'result'
+      ? { kind: 'result', result: JSON.parse(JSON.stringify(value)) }
+      : { kind: 'error', error: JSON.parse(JSON.stringify(value)) };
   check(sameFrame(back, want), `${where}: decode(encode(v)) gave ${JSON.stringify(back)}`);
 }
 
@@ -197,7 +206,9 @@ function sameOutcome(got, want) {
 }
 
 function sameStream(got, want) {
-  return got.outcomes.length === want.outcomes.length && got.outcomes.every((o, i) => sameOutcome(o, want.outcomes[i])) && deepEqual(got.end, want.end);
+  return (
+    got.outcomes.length === want.outcomes.length && got.outcomes.every((o, i) => sameOutcome(o, want.outcomes[i])) && deepEqual(got.end, want.end)
+  );
 }
 
 /** JSON values equal, member order aside; numbers by Object.is, as node:util's isDeepStrictEqual. */
@@ -208,7 +219,7 @@ function deepEqual(a, b) {
   if (Array.isArray(a)) return a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
   const keys = Object.keys(a);
   if (keys.length !== Object.keys(b).length) return false;
-  return keys.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqual(a[k], b[k]));
+  return keys.every((k) => Object.hasOwn(b, k) && deepEqual(a[k], b[k]));
 }
 
 // Bytes.

@@ -31,7 +31,11 @@ const unknownName = text.map((s) => `vendor-${s}`);
 export const unknownMembers = fc.dictionary(unknownName, json, { maxKeys: 3 });
 
 /** `_meta` with arbitrary JSON inside; the prefix keeps its names off the SDK's reserved ones. */
-export const meta = fc.dictionary(text.map((s) => `x-${s}`), json, { maxKeys: 3 });
+export const meta = fc.dictionary(
+  text.map((s) => `x-${s}`),
+  json,
+  { maxKeys: 3 },
+);
 
 const withUnknown = <T extends object>(arb: fc.Arbitrary<T>) => fc.tuple(arb, unknownMembers).map(([v, extra]) => ({ ...extra, ...v }));
 
@@ -112,7 +116,10 @@ export const listPayload: fc.Arbitrary<Uint8Array> = fc.oneof(
 
 export type StreamOp = { op: 'response'; channel: number; payload: Uint8Array } | { op: 'finish'; channel: number };
 
-const channel = fc.oneof({ weight: 8, arbitrary: fc.integer({ min: 0, max: 5 }) }, { weight: 1, arbitrary: fc.constantFrom(2 ** 32 - 1, 256, 65536) });
+const channel = fc.oneof(
+  { weight: 8, arbitrary: fc.integer({ min: 0, max: 5 }) },
+  { weight: 1, arbitrary: fc.constantFrom(2 ** 32 - 1, 256, 65536) },
+);
 
 /**
  * Responses and finishes on a few channels: exchanges interleaved at
@@ -124,7 +131,11 @@ export const streamOps: fc.Arbitrary<StreamOp[]> = fc
     fc.array(
       fc.record({
         channel,
-        responses: fc.oneof({ weight: 6, arbitrary: fc.constant(1) }, { weight: 2, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.constant(2) }),
+        responses: fc.oneof(
+          { weight: 6, arbitrary: fc.constant(1) },
+          { weight: 2, arbitrary: fc.constant(0) },
+          { weight: 1, arbitrary: fc.constant(2) },
+        ),
         payloads: fc.array(listPayload, { minLength: 2, maxLength: 2 }),
         finished: fc.oneof({ weight: 5, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
       }),
@@ -148,16 +159,14 @@ export const streamOps: fc.Arbitrary<StreamOp[]> = fc
   });
 
 /** Like streamOps, but every exchange is a response then its finish: a stream with no sequence faults. */
-export const exchangeOps: fc.Arbitrary<StreamOp[]> = fc
-  .array(fc.tuple(channel, listPayload, fc.boolean()), { maxLength: 8 })
-  .map((xs) => {
-    const ops: StreamOp[] = [];
-    for (const [c, payload, carried] of xs) {
-      if (carried) ops.push({ op: 'response', channel: c, payload });
-      ops.push({ op: 'finish', channel: c });
-    }
-    return ops;
-  });
+export const exchangeOps: fc.Arbitrary<StreamOp[]> = fc.array(fc.tuple(channel, listPayload, fc.boolean()), { maxLength: 8 }).map((xs) => {
+  const ops: StreamOp[] = [];
+  for (const [c, payload, carried] of xs) {
+    if (carried) ops.push({ op: 'response', channel: c, payload });
+    ops.push({ op: 'finish', channel: c });
+  }
+  return ops;
+});
 
 export function writeStream(ops: readonly StreamOp[]): Uint8Array {
   return concat(...ops.map((o) => (o.op === 'response' ? encodeResponse(o.channel, o.payload) : encodeFinish(o.channel))));
@@ -181,7 +190,10 @@ export const streamTail = fc.oneof(
 
 /** Limits that streams of this size can reach. */
 export const streamLimits = fc.record(
-  { maxOpenChannels: fc.integer({ min: 1, max: 4 }), maxFrameBytes: fc.oneof(fc.integer({ min: 0, max: 64 }), fc.integer({ min: 2000, max: 100_000 })) },
+  {
+    maxOpenChannels: fc.integer({ min: 1, max: 4 }),
+    maxFrameBytes: fc.oneof(fc.integer({ min: 0, max: 64 }), fc.integer({ min: 2000, max: 100_000 })),
+  },
   { requiredKeys: [] },
 );
 
@@ -189,8 +201,8 @@ export const streamLimits = fc.record(
 // Mutation.
 
 const INTERESTING = [
-  0x00, 0x01, 0x02, 0x03, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0x22, 0x2b, 0x2c, 0x2d, 0x2e, 0x2f, 0x30, 0x31, 0x39, 0x3a, 0x45, 0x5b, 0x5c,
-  0x5d, 0x65, 0x6e, 0x74, 0x75, 0x7b, 0x7d, 0x7f, 0x80, 0xa0, 0xbf, 0xc0, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff,
+  0x00, 0x01, 0x02, 0x03, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0x22, 0x2b, 0x2c, 0x2d, 0x2e, 0x2f, 0x30, 0x31, 0x39, 0x3a, 0x45, 0x5b, 0x5c, 0x5d,
+  0x65, 0x6e, 0x74, 0x75, 0x7b, 0x7d, 0x7f, 0x80, 0xa0, 0xbf, 0xc0, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff,
 ];
 
 const aByte = fc.oneof(fc.constantFrom(...INTERESTING), fc.integer({ min: 0, max: 255 }));

@@ -3,7 +3,7 @@
 // A FrameError is an Error object; two runs are equal when their faults
 // agree on reason, tag, rule and offset (the message is prose).
 
-import { FrameError } from '../../src/frame/frame-error.js';
+import type { FrameError } from '../../src/frame/frame-error.js';
 import type { StreamEvent } from '../../src/records/outcome.js';
 import { StreamDecoder, type StreamDecoderOptions } from '../../src/records/decoder.js';
 

@@ -27,13 +27,56 @@ export class Gen {
 }
 
 const STRING_PIECES = [
-  'file:///a.txt', 'é', '日本語', '😀', '\\n', '\\"', '\\\\', '\\u00e9', '\\ud83d\\ude00', '\\ud800', '\\udc00',
-  '\\u', '\\x', '\t', '\u0001', 'abcdefghijklmnopqrstuvwxyz0123456789', 'bE5pWQq8WCmLqdW/Eo4p3zc7RqDgJx+', '\u2028', '\uffff',
+  'file:///a.txt',
+  'é',
+  '日本語',
+  '😀',
+  '\\n',
+  '\\"',
+  '\\\\',
+  '\\u00e9',
+  '\\ud83d\\ude00',
+  '\\ud800',
+  '\\udc00',
+  '\\u',
+  '\\x',
+  '\t',
+  '\u0001',
+  'abcdefghijklmnopqrstuvwxyz0123456789',
+  'bE5pWQq8WCmLqdW/Eo4p3zc7RqDgJx+',
+  '\u2028',
+  '\uffff',
 ];
 const NUMBERS = [
-  '0', '-0', '1', '-1', '1.5', '1e5', '1E+5', '1e-5', '-0.0e0', '123456789012345678901234567890', '1.7976931348623157e308',
-  '1.7976931348623159e308', '1.8e308', '-1.8e308', '1e309', '1e400', '1e-400', '0e99999999999', '2147483648', '-2147483648',
-  '01', '1.', '.5', '-', '1e', '+1', '0x10', '1e+', '17976931348623158e292',
+  '0',
+  '-0',
+  '1',
+  '-1',
+  '1.5',
+  '1e5',
+  '1E+5',
+  '1e-5',
+  '-0.0e0',
+  '123456789012345678901234567890',
+  '1.7976931348623157e308',
+  '1.7976931348623159e308',
+  '1.8e308',
+  '-1.8e308',
+  '1e309',
+  '1e400',
+  '1e-400',
+  '0e99999999999',
+  '2147483648',
+  '-2147483648',
+  '01',
+  '1.',
+  '.5',
+  '-',
+  '1e',
+  '+1',
+  '0x10',
+  '1e+',
+  '17976931348623158e292',
   // 309 digits: the threshold 2^1024 - 2^970 itself (refused), and one below it (accepted).
   (2n ** 1024n - 2n ** 970n).toString(),
   (2n ** 1024n - 2n ** 970n - 1n).toString(),
@@ -47,7 +90,7 @@ export function jsonText(g: Gen, depth: number): string {
     case 0: {
       let s = '';
       for (let k = g.int(4); k > 0; k--) s += g.pick(STRING_PIECES);
-      return '"' + s + '"';
+      return `"${s}"`;
     }
     case 1:
       return g.pick(NUMBERS);
@@ -57,18 +100,22 @@ export function jsonText(g: Gen, depth: number): string {
     case 4: {
       const items: string[] = [];
       for (let k = g.int(4); k > 0; k--) items.push(jsonText(g, depth + 1));
-      return '[' + items.join(g.pick([',', ', ', ',\n'])) + ']';
+      return `[${items.join(g.pick([',', ', ', ',\n']))}]`;
     }
     default: {
       const items: string[] = [];
-      for (let k = g.int(4); k > 0; k--) items.push(jsonText(g, 0 + depth + 1).replace(/^/, `"${g.pick(['uri', 'name', '_meta', 'k', 'resources', 'contents'])}":`));
-      return '{' + items.join(',') + '}';
+      for (let k = g.int(4); k > 0; k--)
+        items.push(jsonText(g, 0 + depth + 1).replace(/^/, `"${g.pick(['uri', 'name', '_meta', 'k', 'resources', 'contents'])}":`));
+      return `{${items.join(',')}}`;
     }
   }
 }
 
 const encoder = new TextEncoder();
-const PALETTE = [0x00, 0x01, 0x02, 0x22, 0x5c, 0x7b, 0x7d, 0x5b, 0x5d, 0x2c, 0x3a, 0x20, 0x80, 0xbf, 0xc0, 0xc2, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff, 0x30, 0x65, 0x2d];
+const PALETTE = [
+  0x00, 0x01, 0x02, 0x22, 0x5c, 0x7b, 0x7d, 0x5b, 0x5d, 0x2c, 0x3a, 0x20, 0x80, 0xbf, 0xc0, 0xc2, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff, 0x30,
+  0x65, 0x2d,
+];
 
 export function mutate(g: Gen, bytes: Uint8Array): Uint8Array {
   const b = Array.from(bytes);
@@ -99,7 +146,7 @@ export function framePayload(g: Gen): Uint8Array {
   let text: string;
   if (deep) {
     const n = 120 + g.int(16);
-    text = '{"resources":[],"_meta":{"x":' + '['.repeat(n) + ']'.repeat(n) + '}}';
+    text = `{"resources":[],"_meta":{"x":${'['.repeat(n)}${']'.repeat(n)}}}`;
   } else if (g.int(2) === 0) {
     text = `{"resources":[${jsonText(g, 1)}],"nextCursor":${jsonText(g, 1)}}`;
   } else {
@@ -140,4 +187,3 @@ export function stream(g: Gen): Uint8Array {
   }
   return g.int(2) === 0 ? whole : mutate(g, whole);
 }
-

@@ -17,7 +17,13 @@ export interface Expected {
 }
 
 /** What WIRE.md says a relay sends downstream, and what it reports. */
-export function model(input: Uint8Array, level: ValidationLevel, codec: FrameCodec<unknown>, maxFrameBytes: number, maxOpenChannels: number): Expected {
+export function model(
+  input: Uint8Array,
+  level: ValidationLevel,
+  codec: FrameCodec<unknown>,
+  maxFrameBytes: number,
+  maxOpenChannels: number,
+): Expected {
   const out: number[] = [];
   const faults: RelayFault[] = [];
   const open = new Map<number, number>();
@@ -65,4 +71,3 @@ export function model(input: Uint8Array, level: ValidationLevel, codec: FrameCod
   }
   return { bytes: Uint8Array.from(out), faults, errored: false };
 }
-

@@ -25,5 +25,6 @@ async function handle(request) {
 }
 
 addEventListener('fetch', (event) => {
-  event.respondWith(handle(event.request));
+  const fetchEvent = /** @type {FetchEvent} */ (event);
+  fetchEvent.respondWith(handle(fetchEvent.request));
 });

@@ -12,7 +12,7 @@ async function main() {
   // Which file the runtime resolved 'mcp-frames' to: the harness checks the condition it took.
   report.entry = import.meta.resolve('mcp-frames');
   report.runtime = globalThis.Bun ? `Bun ${globalThis.Bun.version}` : `Node ${process.version}`;
-  process.stdout.write(JSON.stringify(report) + '\n');
+  process.stdout.write(`${JSON.stringify(report)}\n`);
 }
 
 main().catch((error) => {

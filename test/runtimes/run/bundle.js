@@ -15,7 +15,13 @@ export const HOSTS = {
   /** A browser page: esbuild's browser platform, ES modules. */
   browser: { platform: 'browser', format: 'esm', target: 'es2022' },
   /** A Worker, as wrangler bundles one: conditions workerd, worker, browser; .wasm left as a module of the Worker. */
-  workerd: { platform: 'neutral', format: 'esm', target: 'es2022', conditions: ['workerd', 'worker', 'browser'], mainFields: ['browser', 'module', 'main'] },
+  workerd: {
+    platform: 'neutral',
+    format: 'esm',
+    target: 'es2022',
+    conditions: ['workerd', 'worker', 'browser'],
+    mainFields: ['browser', 'module', 'main'],
+  },
   /** An edge function: one classic script (edge-runtime evaluates scripts, not modules). */
   edge: { platform: 'browser', format: 'iife', target: 'es2022', conditions: ['edge-light', 'worker'] },
 };
@@ -50,5 +56,5 @@ export async function bundle(host, entry, outdir, cwd) {
     absWorkingDir: cwd,
     plugins: host === 'workerd' ? [wasmModules] : [],
   });
-  return Object.keys(result.metafile.inputs).map((input) => path.resolve(cwd, input));
+  return Object.keys(result.metafile?.inputs ?? {}).map((input) => path.resolve(cwd, input));
 }

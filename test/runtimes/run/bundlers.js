@@ -53,7 +53,7 @@ export async function buildWithVite(consumer) {
     logLevel: 'silent',
     build: { outDir: out, emptyOutDir: true, minify: false, target: 'es2022' },
   });
-  const outputs = (Array.isArray(result) ? result : [result]).flatMap((r) => r.output ?? []);
-  const inputs = outputs.flatMap((chunk) => chunk.moduleIds ?? (chunk.modules ? Object.keys(chunk.modules) : []));
+  const outputs = (Array.isArray(result) ? result : [result]).flatMap((r) => ('output' in r ? r.output : []));
+  const inputs = outputs.flatMap((chunk) => (chunk.type === 'chunk' ? (chunk.moduleIds ?? Object.keys(chunk.modules)) : []));
   return { out, inputs };
 }

@@ -72,7 +72,9 @@ export async function findChromium() {
   const found = await onPath('chromium');
   if (found) return { executablePath: found, source: found };
   if (process.platform !== 'linux' || process.arch !== 'x64') {
-    throw new Error(`no Chromium: CHROMIUM_PATH is unset, there is none on PATH, and @sparticuz/chromium ships only for linux x64 (this is ${process.platform} ${process.arch})`);
+    throw new Error(
+      `no Chromium: CHROMIUM_PATH is unset, there is none on PATH, and @sparticuz/chromium ships only for linux x64 (this is ${process.platform} ${process.arch})`,
+    );
   }
   const { default: packed } = await import('@sparticuz/chromium');
   // Its exports map hides package.json; the file sits one folder above the entry (build/index.js).

@@ -22,10 +22,16 @@ export async function runEdge(root, vectorsText) {
       codeGeneration: { strings: false, wasm: false },
       extend: (context) => Object.assign(context, { CORE_SIMD: simd, CORE_SCALAR: scalar }),
     });
-    const refused = runtime.evaluate(`(() => { try { new WebAssembly.Module(new Uint8Array(${EMPTY_MODULE})); return false; } catch { return true; } })()`);
+    const refused = runtime.evaluate(
+      `(() => { try { new WebAssembly.Module(new Uint8Array(${EMPTY_MODULE})); return false; } catch { return true; } })()`,
+    );
     if (!refused) throw new Error('the sandbox compiled WebAssembly from bytes: code generation is not off');
     runtime.evaluate(code);
-    const response = await runtime.dispatchFetch('http://127.0.0.1/smoke', { method: 'POST', body: vectorsText, headers: { 'content-type': 'application/json' } });
+    const response = await runtime.dispatchFetch('http://127.0.0.1/smoke', {
+      method: 'POST',
+      body: vectorsText,
+      headers: { 'content-type': 'application/json' },
+    });
     await response.waitUntil();
     const text = await response.text();
     if (!response.ok) throw new Error(`the function answered ${response.status}: ${text.split('\n')[0]}`);

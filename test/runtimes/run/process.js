@@ -38,7 +38,10 @@ export function runChild(command, args, cwd, input) {
       const stderr = Buffer.concat(err).toString('utf8').trim();
       if (code !== 0) {
         // The line that names the error (Node and Bun: 'TypeError: …', Deno: 'error: …'), else the last one.
-        const lines = stderr.split('\n').map((l) => l.trim()).filter(Boolean);
+        const lines = stderr
+          .split('\n')
+          .map((l) => l.trim())
+          .filter(Boolean);
         const why = lines.find((l) => /^(error:|\w*Error\b)/.test(l)) ?? lines.at(-1);
         reject(new Error(`exited with ${signal ?? `status ${code}`}${why ? `: ${why}` : ''}`));
         return;

@@ -28,7 +28,7 @@ export async function serve(dir, documents = {}) {
       response.end(documents[pathname]);
       return;
     }
-    const file = path.join(root, pathname.endsWith('/') ? pathname + 'index.html' : pathname);
+    const file = path.join(root, pathname.endsWith('/') ? `${pathname}index.html` : pathname);
     if (file !== root && !file.startsWith(root + path.sep)) {
       response.writeHead(403).end();
       return;
@@ -41,19 +41,23 @@ export async function serve(dir, documents = {}) {
       response.writeHead(404).end();
     }
   });
-  await new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const { port } = server.address();
+  await /** @type {Promise<void>} */ (
+    new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    })
+  );
+  const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
   return {
     url: `http://127.0.0.1:${port}/`,
     // Chromium keeps sockets open (keep-alive, speculative preconnects) that
     // would hold close() for minutes; the page is gone, so drop them.
     close: () =>
-      new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+      /** @type {Promise<void>} */ (
+        new Promise((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        })
+      ),
   };
 }
