@@ -30,6 +30,8 @@ export const OVERSIZE: i32 = 12;
 export const TOO_MANY_CHANNELS: i32 = 13;
 /** The stream ended inside a record. */
 export const TRUNCATED: i32 = 14;
+/** A response would make the stream hold more payload bytes than the held limit (judged by the JS sink, which knows the open channels). */
+export const HELD_LIMIT: i32 = 15;
 
 // Frame errors (WIRE.md section 1).
 

@@ -5,7 +5,13 @@ import { BACKEND_ROWS } from './backends.js';
 import { concat, chunksOf } from './support/bytes.js';
 import { decodeChunks, plainEvents } from './support/events.js';
 import { encodeFinish, encodeResponse, encodeResponseHeader, HEADER_SIZE, KIND_FINISH, KIND_RESPONSE } from '../src/records/record.js';
-import { DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_OPEN_CHANNELS, resolveLimits } from '../src/records/limits.js';
+import {
+  DEFAULT_MAX_FRAME_BYTES,
+  DEFAULT_MAX_HELD_BYTES,
+  DEFAULT_MAX_OPEN_CHANNELS,
+  resolveLimits,
+  type StreamLimits,
+} from '../src/records/limits.js';
 import { StreamDecoder, decodeStream } from '../src/records/decoder.js';
 import { listResources, readResource } from '../src/frame/endpoints.js';
 import type { StreamEvent } from '../src/records/outcome.js';
@@ -65,18 +71,25 @@ describe('record layout', () => {
 });
 
 describe('resolveLimits', () => {
-  test('defaults: 16 MiB and 4096 channels', () => {
+  test('defaults: 16 MiB, 4096 channels and 64 MiB held', () => {
     expect(DEFAULT_MAX_FRAME_BYTES).toBe(16 * 1024 * 1024);
     expect(DEFAULT_MAX_OPEN_CHANNELS).toBe(4096);
-    expect(resolveLimits()).toEqual({ maxFrameBytes: 16 * 1024 * 1024, maxOpenChannels: 4096 });
-    expect(resolveLimits({})).toEqual({ maxFrameBytes: 16 * 1024 * 1024, maxOpenChannels: 4096 });
+    expect(DEFAULT_MAX_HELD_BYTES).toBe(64 * 1024 * 1024);
+    const defaults = { maxFrameBytes: 16 * 1024 * 1024, maxOpenChannels: 4096, maxHeldBytes: 64 * 1024 * 1024 };
+    expect(resolveLimits()).toEqual(defaults);
+    expect(resolveLimits({})).toEqual(defaults);
   });
 
   test('the extremes are allowed', () => {
-    expect(resolveLimits({ maxFrameBytes: 0, maxOpenChannels: 1 })).toEqual({ maxFrameBytes: 0, maxOpenChannels: 1 });
-    expect(resolveLimits({ maxFrameBytes: 2 ** 32 - 1, maxOpenChannels: 2 ** 32 - 1 })).toEqual({
+    expect(resolveLimits({ maxFrameBytes: 0, maxOpenChannels: 1, maxHeldBytes: 0 })).toEqual({
+      maxFrameBytes: 0,
+      maxOpenChannels: 1,
+      maxHeldBytes: 0,
+    });
+    expect(resolveLimits({ maxFrameBytes: 2 ** 32 - 1, maxOpenChannels: 2 ** 32 - 1, maxHeldBytes: 2 ** 53 - 1 })).toEqual({
       maxFrameBytes: 2 ** 32 - 1,
       maxOpenChannels: 2 ** 32 - 1,
+      maxHeldBytes: 2 ** 53 - 1,
     });
   });
 
@@ -89,12 +102,16 @@ describe('resolveLimits', () => {
     expect(() => resolveLimits({ maxOpenChannels })).toThrow(RangeError);
     expect(() => new StreamDecoder({ endpoint: listResources, maxOpenChannels })).toThrow(RangeError);
   });
+
+  test.each([-1, 1.5, 2 ** 53, NaN, Infinity])('maxHeldBytes %s is a RangeError', (maxHeldBytes) => {
+    expect(() => resolveLimits({ maxHeldBytes })).toThrow(RangeError);
+    expect(() => new StreamDecoder({ endpoint: listResources, maxHeldBytes })).toThrow(RangeError);
+  });
 });
 
 describe.each(BACKEND_ROWS)('records on %s', (_name, backend) => {
-  const decoder = (limits: { maxFrameBytes?: number; maxOpenChannels?: number } = {}) =>
-    new StreamDecoder({ endpoint: listResources, backend, ...limits });
-  const decode = (bytes: Uint8Array, limits: { maxFrameBytes?: number; maxOpenChannels?: number } = {}) =>
+  const decoder = (limits: StreamLimits = {}) => new StreamDecoder({ endpoint: listResources, backend, ...limits });
+  const decode = (bytes: Uint8Array, limits: StreamLimits = {}) =>
     plainEvents(decodeChunks([bytes], { endpoint: listResources, backend, ...limits }));
 
   describe('sequences (WIRE.md section 2)', () => {
@@ -431,6 +448,57 @@ describe.each(BACKEND_ROWS)('records on %s', (_name, backend) => {
         result(2),
         ok,
       ]);
+    });
+
+    test("the held limit counts the open channels' responses and the one being read, and refuses at its header", () => {
+      const n = OK_FRAME.length;
+      // Two open channels hold 2n; a third response of n bytes makes 3n.
+      expect(decode(concat(resp(1), resp(2), resp(3), fin(1), fin(2), fin(3)), { maxHeldBytes: 3 * n })).toEqual([
+        result(1),
+        result(2),
+        result(3),
+        ok,
+      ]);
+      expect(decode(concat(resp(1), resp(2), resp(3)), { maxHeldBytes: 3 * n - 1 })).toEqual([
+        incomplete(1),
+        incomplete(2),
+        recordError('held-limit', 2 * resp(1).length),
+      ]);
+    });
+
+    test('a finish gives its bytes back; a not-carried finish and a second response add none', () => {
+      const n = OK_FRAME.length;
+      expect(decode(concat(resp(1), fin(1), resp(2), fin(2)), { maxHeldBytes: n })).toEqual([result(1), result(2), ok]);
+      // The second response must fit beside the first while it is read, then holds nothing.
+      expect(decode(concat(resp(1), resp(1), fin(1)), { maxHeldBytes: 2 * n })).toEqual([{ channel: 1, outcome: 'sequence-violation' }, ok]);
+      expect(decode(concat(resp(1), resp(1), fin(1)), { maxHeldBytes: 2 * n - 1 })).toEqual([
+        incomplete(1),
+        recordError('held-limit', resp(1).length),
+      ]);
+      expect(decode(concat(fin(7), resp(1), fin(1)), { maxHeldBytes: n })).toEqual([{ channel: 7, outcome: 'not-carried' }, result(1), ok]);
+    });
+
+    test('the held limit is judged from the header, before a byte of the payload is held', () => {
+      const d = decoder({ maxHeldBytes: 1000 });
+      expect(d.push(encodeResponseHeader(1, 1000))).toEqual([]);
+      const e = decoder({ maxHeldBytes: 1000 });
+      expect(e.push(encodeResponseHeader(1, 1001))).toEqual([recordError('held-limit', 0)]);
+    });
+
+    test('oversize is judged before too-many-channels, and both before the held limit', () => {
+      expect(decode(concat(resp(1), resp(2)), { maxFrameBytes: 5, maxOpenChannels: 1, maxHeldBytes: 0 })).toEqual([recordError('oversize', 0)]);
+      expect(decode(concat(resp(1), resp(2)), { maxOpenChannels: 1, maxHeldBytes: OK_FRAME.length })).toEqual([
+        incomplete(1),
+        recordError('too-many-channels', resp(1).length),
+      ]);
+    });
+
+    test('the default held limit is 64 MiB, and not a byte more', () => {
+      // Headers only: the limit is judged from them, so no payload needs to be sent to reach it.
+      const d = decoder({ maxFrameBytes: 2 ** 32 - 1 });
+      expect(d.push(encodeResponseHeader(1, 64 * 1024 * 1024))).toEqual([]);
+      const e = decoder({ maxFrameBytes: 2 ** 32 - 1 });
+      expect(e.push(encodeResponseHeader(1, 64 * 1024 * 1024 + 1))).toEqual([recordError('held-limit', 0)]);
     });
 
     test('the default is 4096 open channels', () => {

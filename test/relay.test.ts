@@ -3,7 +3,8 @@ import { BACKENDS } from './backends.js';
 import type { Backend } from '../src/backend/backend.js';
 import { endpointCodec, readResource } from '../src/frame/endpoints.js';
 import type { FrameCodec } from '../src/frame/codec.js';
-import { createRelay, type ValidationLevel } from '../src/relay/relay.js';
+import { COPY_BELOW, createRelay, type RelayStats, type ValidationLevel } from '../src/relay/relay.js';
+import type { StreamLimits } from '../src/records/limits.js';
 import type { RelayFault } from '../src/relay/fault.js';
 import { encodeFinish, encodeResponse } from '../src/records/record.js';
 import { pipeIterable } from '../src/streams/iterate.js';
@@ -17,8 +18,8 @@ const VECTORS = STREAM_VECTORS;
 async function relay(
   input: Uint8Array,
   cuts: number[],
-  options: { level: ValidationLevel; codec: FrameCodec<unknown>; backend: Backend; maxFrameBytes?: number; maxOpenChannels?: number },
-): Promise<Expected & { views: number; outputs: number }> {
+  options: { level: ValidationLevel; codec: FrameCodec<unknown>; backend: Backend } & StreamLimits,
+): Promise<Expected & { views: number; outputs: number; stats: RelayStats }> {
   const faults: RelayFault[] = [];
   const r = createRelay({
     validate: options.level,
@@ -26,6 +27,7 @@ async function relay(
     backend: options.backend,
     maxFrameBytes: options.maxFrameBytes,
     maxOpenChannels: options.maxOpenChannels,
+    maxHeldBytes: options.maxHeldBytes,
     onFault: (f) => faults.push(f),
   });
   const chunks: Uint8Array[] = [];
@@ -53,7 +55,7 @@ async function relay(
     bytes.set(c, at);
     at += c.length;
   }
-  return { bytes, faults, errored, views, outputs: out.length };
+  return { bytes, faults, errored, views, outputs: out.length, stats: r.stats };
 }
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
@@ -75,17 +77,31 @@ describe.each(BACKENDS.map((b) => [b.name, b] as const))('relay on %s', (_name, 
     });
   }
 
-  it('forwards a clean stream unchanged, as views of its input', async () => {
-    const input = Buffer.from(VECTORS.find((v) => v.name === 'interleaved channels finish in their own order')!.hex, 'hex');
-    const got = await relay(input, [], { level: 'full', codec: endpointCodec('list-resources'), backend });
-    expect(hex(got.bytes)).toBe(hex(input));
-    expect(got.views).toBe(1);
-    // Cut anywhere, every record still goes out as views of the chunks it came in: no copies.
-    for (const cuts of [[1], [20, 21, 22], Array.from({ length: input.length - 1 }, (_, k) => k + 1)]) {
-      const split = await relay(input, cuts, { level: 'full', codec: endpointCodec('list-resources'), backend });
-      expect(hex(split.bytes)).toBe(hex(input));
-      expect(split.views).toBe(split.outputs);
+  it('forwards a clean stream unchanged: long runs as views of its input, short pieces gathered into one chunk', async () => {
+    // Records of about 6 KiB: every one is longer than COPY_BELOW, so a clean stream goes out as views, never copied.
+    const frame = readResource.encode({ kind: 'result', result: { contents: [{ uri: 'u', text: 'x'.repeat(6000) }] } });
+    const input = Buffer.concat([1, 2, 3].flatMap((ch) => [encodeResponse(ch, frame), encodeFinish(ch)]));
+    const whole = await relay(input, [], { level: 'full', codec: readResource, backend });
+    expect(hex(whole.bytes)).toBe(hex(input));
+    expect([whole.views, whole.outputs, whole.stats.bytesCopied]).toEqual([1, 1, 0]);
+    // Cut anywhere: pieces of COPY_BELOW bytes or more go as views of the chunks they came in;
+    // only the shorter ones are copied, gathered into at most one output chunk per input chunk
+    // between long pieces.
+    for (const step of [1, 7, 1000, 5000, 9000]) {
+      const cuts = Array.from({ length: Math.ceil(input.length / step) - 1 }, (_, k) => (k + 1) * step);
+      const split = await relay(input, cuts, { level: 'full', codec: readResource, backend });
+      expect(hex(split.bytes), `step ${step}`).toBe(hex(input));
+      expect(split.outputs, `step ${step}`).toBeLessThanOrEqual(2 * (cuts.length + 1) + input.length / COPY_BELOW);
+      if (step < COPY_BELOW) expect(split.views, `step ${step}`).toBe(0);
+      else expect(split.views, `step ${step}`).toBeGreaterThan(0);
+      // A short piece is copied at most twice: into its cut record, then into the outgoing chunk.
+      expect(split.stats.bytesCopied, `step ${step}`).toBeLessThanOrEqual(2 * input.length);
     }
+    // The small records of a vector, whole in one chunk, go as one view too: one run of the input.
+    const vector = Buffer.from(VECTORS.find((v) => v.name === 'interleaved channels finish in their own order')!.hex, 'hex');
+    const small = await relay(vector, [], { level: 'full', codec: endpointCodec('list-resources'), backend });
+    expect(hex(small.bytes)).toBe(hex(vector));
+    expect(small.outputs).toBe(1);
   });
 
   it(`matches the model on 2,000 generated streams under random chunking (seed ${SEED})`, async () => {
@@ -95,8 +111,9 @@ describe.each(BACKENDS.map((b) => [b.name, b] as const))('relay on %s', (_name, 
       const cuts = Array.from({ length: g.int(4) }, () => g.int(input.length + 1)).sort((a, b) => a - b);
       const level = g.pick(['full', 'json', 'none'] as const);
       const maxOpenChannels = 1 + g.int(4);
-      const want = model(input, level, readResource, 4096, maxOpenChannels);
-      const got = await relay(input, cuts, { level, codec: readResource, backend, maxFrameBytes: 4096, maxOpenChannels });
+      const maxHeldBytes = g.pick([64 << 20, 50 + g.int(400)]);
+      const want = model(input, level, readResource, 4096, maxOpenChannels, maxHeldBytes);
+      const got = await relay(input, cuts, { level, codec: readResource, backend, maxFrameBytes: 4096, maxOpenChannels, maxHeldBytes });
       const where = `seed ${SEED}, stream ${n}, level ${level}, cuts ${cuts}, input ${hex(input)}`;
       expect(hex(got.bytes), where).toBe(hex(want.bytes));
       expect(got.faults, where).toEqual(want.faults);

@@ -339,7 +339,7 @@ export function buildCases(fixtures, simdjson) {
           responses: 0,
           finishes: 0,
           faults: 0,
-          admits: () => true,
+          admit: () => 0,
           response(_channel, payload, _offset, fault) {
             this.responses++;
             if ((fault === undefined ? b.verifyFrame(payload) : fault) !== null) this.faults++;

@@ -12,6 +12,7 @@ export const Status = {
   Oversize: 12,
   TooManyChannels: 13,
   Truncated: 14,
+  HeldLimit: 15,
   Empty: 20,
   UnknownTag: 21,
   JsonSyntax: 30,

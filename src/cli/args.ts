@@ -90,13 +90,13 @@ function load(choice: BackendChoice): Backend {
 }
 
 /**
- * A limit given as decimal digits, from `min` to 2^32 - 1; undefined when
- * the flag is absent, leaving the library's default.
+ * A limit given as decimal digits, from `min` to `max` (2^32 - 1 unless
+ * said); undefined when the flag is absent, leaving the library's default.
  */
-export function limitFlag(command: string, flags: Flags, flag: string, min: number): number | undefined {
+export function limitFlag(command: string, flags: Flags, flag: string, min: number, max = U32_MAX): number | undefined {
   const raw = flags.values[flag];
   if (raw === undefined) return undefined;
-  const n = typeof raw === 'string' && /^[0-9]+$/.test(raw) ? Number(raw) : NaN;
-  if (!(n >= min && n <= U32_MAX)) throw new UsageError(`${command}: --${flag} must be a whole number from ${min} to ${U32_MAX}, not '${raw}'`);
+  const n = typeof raw === 'string' && /^[0-9]+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(n >= min && n <= max)) throw new UsageError(`${command}: --${flag} must be a whole number from ${min} to ${max}, not '${raw}'`);
   return n;
 }

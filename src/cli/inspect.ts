@@ -19,6 +19,7 @@ import path from 'node:path';
 import type { Backend } from '../backend/backend.js';
 import type { FrameCodec } from '../frame/codec.js';
 import { StreamDecoder } from '../records/decoder.js';
+import { MAX_HELD_BYTES_LIMIT } from '../records/limits.js';
 import { isEnd, type StreamEvent } from '../records/outcome.js';
 import { COMMON_FLAGS, UsageError, backendFlag, endpointFlag, limitFlag, parseFlags } from './args.js';
 import { fsReason, type Io, type LineWriter } from './io.js';
@@ -30,6 +31,7 @@ const INSPECT_FLAGS = {
   json: { type: 'boolean' },
   'max-frame-bytes': { type: 'string' },
   'max-open-channels': { type: 'string' },
+  'max-held-bytes': { type: 'string' },
 } as const;
 
 export interface InspectOptions {
@@ -38,6 +40,7 @@ export interface InspectOptions {
   readonly json: boolean;
   readonly maxFrameBytes?: number;
   readonly maxOpenChannels?: number;
+  readonly maxHeldBytes?: number;
 }
 
 /** Decodes the record stream in `chunks`, printing as it goes; 0 when it ended ok, 1 on a record error. */
@@ -47,6 +50,7 @@ export async function inspectStream(chunks: AsyncIterable<Uint8Array | string>, 
     backend: options.backend,
     maxFrameBytes: options.maxFrameBytes,
     maxOpenChannels: options.maxOpenChannels,
+    maxHeldBytes: options.maxHeldBytes,
   });
   let bytes = 0;
   let outcomes = 0;
@@ -85,10 +89,11 @@ export async function inspectCommand(args: readonly string[], io: Io): Promise<n
   const codec = endpointFlag('inspect', flags);
   const maxFrameBytes = limitFlag('inspect', flags, 'max-frame-bytes', 0);
   const maxOpenChannels = limitFlag('inspect', flags, 'max-open-channels', 1);
+  const maxHeldBytes = limitFlag('inspect', flags, 'max-held-bytes', 0, MAX_HELD_BYTES_LIMIT);
   const backend = backendFlag('inspect', flags);
   const file = flags.positionals[0];
   const source = file === undefined || file === '-' ? io.input : await openFile(path.resolve(io.cwd, file), file);
-  return inspectStream(source, { codec, backend, json: flags.values.json === true, maxFrameBytes, maxOpenChannels }, io.out);
+  return inspectStream(source, { codec, backend, json: flags.values.json === true, maxFrameBytes, maxOpenChannels, maxHeldBytes }, io.out);
 }
 
 /**

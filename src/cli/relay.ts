@@ -17,10 +17,11 @@ import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
-import { createRelay, type ValidationLevel } from '../relay/relay.js';
+import { createRelay, VALIDATION_LEVELS, type ValidationLevel } from '../relay/relay.js';
 import { createTcpRelay, drainInto, parseEndpoint, type Endpoint } from '../relay/tcp.js';
 import type { RelayFault } from '../relay/fault.js';
 import { pipeIterable } from '../streams/iterate.js';
+import { MAX_HELD_BYTES_LIMIT } from '../records/limits.js';
 import { COMMON_FLAGS, UsageError, backendFlag, endpointFlag, limitFlag, parseFlags } from './args.js';
 import { fsReason, type Io } from './io.js';
 
@@ -32,9 +33,8 @@ const RELAY_FLAGS = {
   upstream: { type: 'string' },
   'max-frame-bytes': { type: 'string' },
   'max-open-channels': { type: 'string' },
+  'max-held-bytes': { type: 'string' },
 } as const;
-
-const LEVELS: readonly ValidationLevel[] = ['json', 'full', 'none'];
 
 function endpointOf(text: string, flag: string): Endpoint {
   try {
@@ -48,7 +48,9 @@ export async function relayCommand(args: readonly string[], io: Io): Promise<num
   const flags = parseFlags('relay', args, RELAY_FLAGS, 2);
   if (flags.values.help) return 'help';
   const level = (flags.values.validate ?? 'json') as string;
-  if (!LEVELS.includes(level as ValidationLevel)) throw new UsageError(`relay: --validate must be one of ${LEVELS.join(', ')}, not '${level}'`);
+  if (!VALIDATION_LEVELS.includes(level as ValidationLevel)) {
+    throw new UsageError(`relay: --validate must be one of ${VALIDATION_LEVELS.join(', ')}, not '${level}'`);
+  }
   const validate = level as ValidationLevel;
   const endpoint = validate === 'full' || flags.values.endpoint !== undefined ? endpointFlag('relay', flags) : undefined;
   const options = {
@@ -57,6 +59,7 @@ export async function relayCommand(args: readonly string[], io: Io): Promise<num
     backend: backendFlag('relay', flags),
     maxFrameBytes: limitFlag('relay', flags, 'max-frame-bytes', 0),
     maxOpenChannels: limitFlag('relay', flags, 'max-open-channels', 1),
+    maxHeldBytes: limitFlag('relay', flags, 'max-held-bytes', 0, MAX_HELD_BYTES_LIMIT),
   };
   const report = (fault: RelayFault, connection?: number) => io.err(JSON.stringify(connection === undefined ? fault : { connection, ...fault }));
 

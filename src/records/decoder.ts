@@ -37,7 +37,7 @@ export class StreamDecoder<R = unknown> {
       throw new TypeError('endpoint must be a codec, or a function choosing one per channel');
     }
     this.backend = options.backend ?? defaultBackend();
-    this.sequence = new ChannelSequence<R>(options.endpoint, this.backend, limits.maxOpenChannels, (o) => this.events.push(o), options.onRecord);
+    this.sequence = new ChannelSequence<R>(options.endpoint, this.backend, limits, (o) => this.events.push(o), options.onRecord);
     this.reader = this.backend.createReader({ maxFrameBytes: limits.maxFrameBytes }, this.sequence);
   }
 

@@ -4,20 +4,22 @@
 //
 // A header that passes the frame limit may still declare 16 MiB (or, with
 // the limit raised, 4 GiB) and then send nothing more. Allocating the
-// declared length at once would let nine bytes per stream cost that much.
-// So the buffer starts small and doubles as bytes arrive, never past the
-// declared length: what is held is at most twice what was received.
+// declared length at once would let nine bytes per stream cost that much,
+// and even a fixed first block would let thousands of idle streams hold
+// that block each. So nothing is reserved before bytes arrive: the buffer
+// is made the size of the first piece, then at least doubles as more
+// arrive, never past the declared length. What is held is at most twice
+// what was received (plus a few bytes for the smallest pieces).
 
-const FIRST_SIZE = 64 * 1024;
+/** The smallest buffer made: a header's worth, so that byte-sized pieces do not reallocate every time. */
+const MIN_SIZE = 16;
 
 export class HeldBytes {
-  private buffer: Uint8Array;
+  private buffer: Uint8Array = EMPTY;
   private fill = 0;
 
-  /** Holds up to `total` bytes, the record's whole size. */
-  constructor(readonly total: number) {
-    this.buffer = new Uint8Array(Math.min(total, FIRST_SIZE));
-  }
+  /** Holds up to `total` bytes, the record's whole size. Reserves nothing yet. */
+  constructor(readonly total: number) {}
 
   /** Bytes held so far. */
   get length(): number {
@@ -29,14 +31,18 @@ export class HeldBytes {
     return this.total - this.fill;
   }
 
+  /** Bytes of memory reserved now (for the bound tests). */
+  get capacity(): number {
+    return this.buffer.length;
+  }
+
   /** Appends bytes; at most `missing` of them. */
   append(bytes: Uint8Array): void {
     const need = this.fill + bytes.length;
     if (need > this.total) throw new RangeError('mcp-frames: more bytes than the record declared');
     if (need > this.buffer.length) {
-      let size = this.buffer.length * 2;
-      while (size < need) size *= 2;
-      const grown = new Uint8Array(Math.min(size, this.total));
+      const size = Math.min(Math.max(need, this.buffer.length * 2, MIN_SIZE), this.total);
+      const grown = new Uint8Array(size);
       grown.set(this.buffer.subarray(0, this.fill));
       this.buffer = grown;
     }
@@ -49,3 +55,5 @@ export class HeldBytes {
     return this.buffer.subarray(0, this.fill);
   }
 }
+
+const EMPTY = new Uint8Array(0);

@@ -4,8 +4,8 @@
 // # Checked from the header, before anything is buffered
 //
 // A record whose header is all in hand is judged at once: its kind, a
-// finish's zero length, the frame limit, and (through the sink) whether a
-// response may open one more channel. Only then is a payload that runs past
+// finish's zero length, the frame limit, and (through the sink, which knows
+// the open channels) the channel and held limits. Only then is a payload that runs past
 // the chunk held (src/records/held-bytes.ts). A record that is
 // whole inside a chunk is handed on as a view of that chunk, with no copy.
 //
@@ -33,8 +33,13 @@ export interface ReaderLimits {
 
 /** Where a reader reports the records it finds, in stream order. */
 export interface RecordSink {
-  /** A response header for `channel` was read: may it open a channel? false stops the stream. */
-  admits(channel: number): boolean;
+  /**
+   * A response header for `channel` declaring `length` payload bytes was
+   * read: Status.Ok lets it in; Status.TooManyChannels or Status.HeldLimit
+   * stops the stream there. Called before any byte of the payload is held;
+   * it may be called again for the same header, and changes nothing.
+   */
+  admit(channel: number, length: number): number;
   /**
    * A whole response. `payload` may be a view into the caller's chunk: it is
    * valid only during the call. `fault` is the backend's verdict on the
@@ -88,8 +93,7 @@ export class JsRecordReader implements RecordReader {
       return { status: Status.Ok, length: -1 };
     }
     if (length > this.limits.maxFrameBytes) return { status: Status.Oversize, length };
-    if (!this.sink.admits(channel)) return { status: Status.TooManyChannels, length };
-    return { status: Status.Ok, length };
+    return { status: this.sink.admit(channel, length), length };
   }
 
   push(chunk: Uint8Array): RecordFault | null {

@@ -5,7 +5,7 @@
 
 import { Status } from '../backend/status.js';
 
-export type RecordErrorReason = 'bad-kind' | 'bad-finish' | 'oversize' | 'too-many-channels' | 'truncated';
+export type RecordErrorReason = 'bad-kind' | 'bad-finish' | 'oversize' | 'too-many-channels' | 'held-limit' | 'truncated';
 
 export interface RecordFault {
   readonly reason: RecordErrorReason;
@@ -18,6 +18,7 @@ const REASONS: Partial<Record<number, RecordErrorReason>> = {
   [Status.BadFinish]: 'bad-finish',
   [Status.Oversize]: 'oversize',
   [Status.TooManyChannels]: 'too-many-channels',
+  [Status.HeldLimit]: 'held-limit',
   [Status.Truncated]: 'truncated',
 };
 
@@ -32,6 +33,7 @@ const TEXT: Record<RecordErrorReason, string> = {
   'bad-finish': 'a finish whose length is not 0',
   oversize: 'a length above the frame limit',
   'too-many-channels': 'a response would open more channels than the limit',
+  'held-limit': 'a response would make the stream hold more payload bytes than the held limit',
   truncated: 'the stream ends inside a record',
 };
 

@@ -3,9 +3,10 @@
 // # A channel is open from its response to its finish
 //
 // Only a response opens a channel, so only a response can break the open
-// channel limit, and a finish alone (not carried) never counts. Open
-// channels are kept in the order they opened: that is the order in which
-// they are reported incomplete when the stream ends or stops.
+// channel limit or the held limit, and a finish alone (not carried) never
+// counts. Open channels are kept in the order they opened (open-channels.ts):
+// that is the order in which they are reported incomplete when the stream
+// ends or stops.
 //
 // # Decoded on arrival, reported at the finish
 //
@@ -18,6 +19,7 @@ import type { Backend, FrameFault } from '../backend/backend.js';
 import type { FrameCodec } from '../frame/codec.js';
 import type { Frame } from '../frame/frame.js';
 import { FrameError } from '../frame/frame-error.js';
+import { OpenChannels } from './open-channels.js';
 import type { RecordSink } from './reader.js';
 import type { Outcome } from './outcome.js';
 
@@ -32,47 +34,44 @@ export interface RecordInfo {
   length: number;
 }
 
-interface Open<R> {
-  /** The frame, decoded; null once a second response arrived. */
-  frame: Frame<R> | FrameError | null;
-}
+/** An open channel's frame, decoded; null once a second response arrived. */
+type Held<R> = Frame<R> | FrameError | null;
 
 export class ChannelSequence<R> implements RecordSink {
-  private readonly open = new Map<number, Open<R>>();
+  private readonly open: OpenChannels<Held<R>>;
 
   constructor(
     private readonly codecs: CodecChoice<R>,
     private readonly backend: Backend,
-    private readonly maxOpenChannels: number,
+    limits: { maxOpenChannels: number; maxHeldBytes: number },
     private readonly emit: (outcome: Outcome<R>) => void,
     private readonly onRecord?: (record: RecordInfo) => void,
-  ) {}
+  ) {
+    this.open = new OpenChannels(limits.maxOpenChannels, limits.maxHeldBytes);
+  }
 
-  admits(channel: number): boolean {
-    return this.open.size < this.maxOpenChannels || this.open.has(channel);
+  admit(channel: number, length: number): number {
+    return this.open.admit(channel, length);
   }
 
   response(channel: number, payload: Uint8Array, offset: number, fault: FrameFault | null | undefined): void {
     this.onRecord?.({ kind: 'response', channel, offset, length: payload.length });
-    const open = this.open.get(channel);
-    if (open) {
-      open.frame = null;
+    if (this.open.has(channel)) {
+      this.open.set(channel, null);
       return;
     }
     const codec = typeof this.codecs === 'function' ? this.codecs(channel) : this.codecs;
     const frame = codec.build(payload, fault === undefined ? this.backend.verifyFrame(payload) : fault);
-    this.open.set(channel, { frame });
+    this.open.open(channel, payload.length, frame);
   }
 
   finish(channel: number, offset: number): void {
     this.onRecord?.({ kind: 'finish', channel, offset, length: 0 });
-    const open = this.open.get(channel);
-    if (!open) {
+    if (!this.open.has(channel)) {
       this.emit({ channel, outcome: 'not-carried' });
       return;
     }
-    this.open.delete(channel);
-    const frame = open.frame;
+    const frame = this.open.close(channel) as Held<R>;
     if (frame === null) this.emit({ channel, outcome: 'sequence-violation' });
     else if (frame instanceof FrameError) this.emit({ channel, outcome: 'frame-error', fault: frame });
     else if (frame.kind === 'result') this.emit({ channel, outcome: 'result', result: frame.result });
@@ -81,7 +80,6 @@ export class ChannelSequence<R> implements RecordSink {
 
   /** The stream ended or stopped: every open channel is incomplete, in opening order. */
   close(): void {
-    for (const channel of this.open.keys()) this.emit({ channel, outcome: 'incomplete' });
-    this.open.clear();
+    for (const [channel] of this.open.closeAll()) this.emit({ channel, outcome: 'incomplete' });
   }
 }

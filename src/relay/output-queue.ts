@@ -1,41 +1,114 @@
-// The relay's output side: a byte queue with backpressure that can end in
-// an error without losing what was queued before it.
+// The relay's output side: a queue of byte chunks with backpressure, bounded
+// in bytes and in chunks, that can end in an error without losing what was
+// queued before it.
 //
 // # Why not a TransformStream
 //
 // Erroring a stream controller discards the chunks still queued. On a record
 // error the relay must first deliver a finish for every open channel, and
 // only then error, or downstream exchanges would hang without their finish.
-// So the readable side is a ReadableStream whose error waits until its queue
-// has drained: the next pull() after the last chunk was read raises it.
+// So the chunks wait here, and the error is raised only when the reader asks
+// for more after the last of them.
+//
+// # Why the chunks wait here and not in the stream's own queue
+//
+// A ReadableStream's queue is an array that readers shift from the front,
+// which costs its length on every read: a queue of many small chunks (the
+// 9-byte finishes of a flood of dropped responses) made relaying quadratic.
+// Here the ReadableStream's own high-water mark is 0, so it holds at most
+// the one chunk a pending read is waiting for, and the rest wait in a list
+// read from a moving head: O(1) per chunk. The queue is bounded twice: in
+// bytes (the high-water mark) and in chunks (maxChunks), and the writer
+// waits for room() while either is reached.
+
+/** Counters a test or an operator reads: how full the queue is, and has been. */
+export interface QueueStats {
+  /** Chunks waiting to be read now. */
+  queuedChunks: number;
+  /** Bytes waiting to be read now. */
+  queuedBytes: number;
+  /** The most chunks that ever waited at once. */
+  maxQueuedChunks: number;
+  /** Chunks handed to the reader so far. */
+  chunksOut: number;
+  /** Bytes handed to the reader so far. */
+  bytesOut: number;
+}
 
 export class OutputQueue {
   readonly readable: ReadableStream<Uint8Array>;
+  readonly stats: QueueStats = { queuedChunks: 0, queuedBytes: 0, maxQueuedChunks: 0, chunksOut: 0, bytesOut: 0 };
   private controller!: ReadableStreamDefaultController<Uint8Array>;
-  private pendingError: { reason: unknown } | null = null;
+  /** The chunks, read from `head`; compacted when the read part is large. */
+  private chunks: Uint8Array[] = [];
+  private head = 0;
+  /** A pull that found the queue empty, waiting for the next chunk or the end. */
+  private pulling: (() => void) | null = null;
+  /** How the output ends once the queue is drained: closed, or errored with a reason. */
+  private ending: { error: false } | { error: true; reason: unknown } | null = null;
+  /** Nothing more is taken: ending was set, or the reader cancelled. */
   private finished = false;
   /** Why the reader cancelled the output, once it has: the writer must stop. */
   cancelled: { reason: unknown } | null = null;
   private waiting: (() => void) | null = null;
 
-  constructor(private readonly highWaterMark: number) {
+  constructor(
+    private readonly highWaterMark: number,
+    private readonly maxChunks: number,
+  ) {
     this.readable = new ReadableStream<Uint8Array>(
       {
         start: (controller) => {
           this.controller = controller;
         },
         pull: () => {
-          this.wake();
-          this.raiseIfDrained();
+          if (this.deliver()) return;
+          return new Promise<void>((resolve) => {
+            this.pulling = resolve;
+          });
         },
         cancel: (reason) => {
           this.finished = true;
           this.cancelled = { reason: reason ?? new Error('mcp-frames: the relay output was cancelled') };
+          this.chunks = [];
+          this.head = 0;
+          this.stats.queuedChunks = this.stats.queuedBytes = 0;
           this.wake();
         },
       },
-      { highWaterMark, size: (chunk) => chunk.byteLength },
+      { highWaterMark: 0 },
     );
+  }
+
+  /** Hands the reader the next chunk, or the end once the queue is empty. False when there is nothing yet. */
+  private deliver(): boolean {
+    if (this.head < this.chunks.length) {
+      const chunk = this.chunks[this.head];
+      this.chunks[this.head++] = EMPTY;
+      if (this.head >= 1024 && this.head * 2 >= this.chunks.length) {
+        this.chunks = this.chunks.slice(this.head);
+        this.head = 0;
+      }
+      const stats = this.stats;
+      stats.queuedChunks--;
+      stats.queuedBytes -= chunk.byteLength;
+      stats.chunksOut++;
+      stats.bytesOut += chunk.byteLength;
+      this.controller.enqueue(chunk);
+      if (this.hasRoom()) this.wake();
+      return true;
+    }
+    if (this.ending) {
+      if (this.ending.error) this.controller.error(this.ending.reason);
+      else this.controller.close();
+      this.ending = null;
+      return true;
+    }
+    return false;
+  }
+
+  private hasRoom(): boolean {
+    return this.finished || (this.stats.queuedBytes < this.highWaterMark && this.stats.queuedChunks < this.maxChunks);
   }
 
   private wake(): void {
@@ -44,26 +117,28 @@ export class OutputQueue {
     waiting?.();
   }
 
-  private drained(): boolean {
-    return this.controller.desiredSize === this.highWaterMark;
-  }
-
-  private raiseIfDrained(): void {
-    if (this.pendingError && this.drained()) {
-      const { reason } = this.pendingError;
-      this.pendingError = null;
-      this.controller.error(reason);
-    }
+  /** A pull is waiting and something arrived: serve it. */
+  private servePull(): void {
+    const pulling = this.pulling;
+    if (!pulling) return;
+    this.pulling = null;
+    this.deliver();
+    pulling();
   }
 
   enqueue(bytes: Uint8Array): void {
-    if (this.finished || bytes.length === 0) return;
-    this.controller.enqueue(bytes);
+    if (this.finished || bytes.byteLength === 0) return;
+    this.chunks.push(bytes);
+    const stats = this.stats;
+    stats.queuedChunks++;
+    stats.queuedBytes += bytes.byteLength;
+    if (stats.queuedChunks > stats.maxQueuedChunks) stats.maxQueuedChunks = stats.queuedChunks;
+    this.servePull();
   }
 
-  /** Resolves when the queue is below its high-water mark (at once if it is). */
+  /** Resolves when the queue is below both of its bounds (at once if it is). */
   room(): Promise<void> {
-    if (this.finished || (this.controller.desiredSize ?? 0) > 0) return Promise.resolve();
+    if (this.hasRoom()) return Promise.resolve();
     return new Promise((resolve) => {
       this.waiting = resolve;
     });
@@ -72,14 +147,17 @@ export class OutputQueue {
   close(): void {
     if (this.finished) return;
     this.finished = true;
-    this.controller.close();
+    this.ending = { error: false };
+    this.servePull();
   }
 
   /** Errors the readable once everything queued so far has been read. */
   errorAfterDrain(reason: unknown): void {
     if (this.finished) return;
     this.finished = true;
-    this.pendingError = { reason };
-    this.raiseIfDrained();
+    this.ending = { error: true, reason };
+    this.servePull();
   }
 }
+
+const EMPTY = new Uint8Array(0);

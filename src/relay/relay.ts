@@ -1,7 +1,7 @@
 // The validating relay: every valid record forwarded byte for byte, nothing
 // broken forwarded, no downstream exchange left hanging.
 //
-// # What reaches downstream (WIRE.md sections 2 and 3)
+// # What reaches downstream (WIRE.md sections 2, 3 and 7)
 //
 //   a valid response         forwarded as it came, then its finish
 //   a response that fails    not forwarded; its finish goes alone: not carried
@@ -11,32 +11,35 @@
 //   upstream ends            a finish for every open channel, in opening
 //                            order, then the output closes
 //
-// # Views, not copies
+// # Views where they pay, copies where they are small
 //
 // A record that lies whole inside an input chunk goes downstream as a
 // subarray of that chunk, and neighbouring forwarded records go as one view.
-// A record cut across chunks goes downstream as the views of the chunks it
-// came in, kept until the reader has the whole record and it has passed:
-// the relay itself copies nothing. (The reader holds its own copy of a cut
-// record to check it whole; that is the copy the chunking forces.)
+// A record cut across chunks goes as views of the chunks it came in, kept
+// until the reader has the whole record and it has passed. A view costs an
+// object of its own whatever its length, so pieces shorter than COPY_BELOW
+// are copied instead, into the cut record's buffer or into one outgoing
+// chunk with their neighbours: a stream sent a byte at a time, or a flood
+// of 9-byte finishes, costs memory and queue slots in proportion to its
+// bytes, not to its chunks.
 
-import type { Backend } from '../backend/backend.js';
+import type { Backend, FrameFault } from '../backend/backend.js';
 import { defaultBackend } from '../backend/default.js';
-import { toFrameError } from '../frame/codec.js';
 import type { FrameCodec } from '../frame/codec.js';
+import { toFrameError } from '../frame/codec.js';
 import { FrameError } from '../frame/frame-error.js';
 import { resolveLimits, type StreamLimits } from '../records/limits.js';
+import { OpenChannels } from '../records/open-channels.js';
 import type { RecordReader, RecordSink } from '../records/reader.js';
 import { RecordError, type RecordFault } from '../records/record-error.js';
 import { encodeFinish, HEADER_SIZE } from '../records/record.js';
-import type { FrameFault } from '../backend/backend.js';
 import type { RelayFault } from './fault.js';
 import { OutputQueue } from './output-queue.js';
 
 /** How much the relay checks of each response. */
 export type ValidationLevel = 'json' | 'full' | 'none';
 
-const LEVELS: readonly ValidationLevel[] = ['json', 'full', 'none'];
+export const VALIDATION_LEVELS: readonly ValidationLevel[] = ['json', 'full', 'none'];
 
 export interface RelayOptions extends StreamLimits {
   /** 'json' (default): tag and strict JSON text; 'full': also the endpoint's schema; 'none': records and sequences only. */
@@ -51,24 +54,170 @@ export interface RelayOptions extends StreamLimits {
   highWaterMark?: number;
 }
 
+/** What a relay has done so far: live counters, read at any time. */
+export interface RelayStats {
+  /** Input chunks and bytes taken. */
+  chunksIn: number;
+  bytesIn: number;
+  /** Records read: responses and finishes. */
+  responsesIn: number;
+  finishesIn: number;
+  /** Records sent downstream: forwarded responses and finishes, and the finishes the relay added. */
+  responsesOut: number;
+  finishesOut: number;
+  /** Output chunks and bytes the reader has taken (see also the queue's own counters). */
+  chunksOut: number;
+  bytesOut: number;
+  /** Chunks and bytes waiting in the output queue now, and the most chunks that ever waited. */
+  queuedChunks: number;
+  queuedBytes: number;
+  maxQueuedChunks: number;
+  /** Bytes the relay copied: small pieces gathered into one chunk (everything else goes as views). */
+  bytesCopied: number;
+  /** Faults reported, in all and by reason. */
+  faults: number;
+  faultsByReason: Partial<Record<RelayFault['reason'], number>>;
+  /** Channels open now, and the payload bytes their responses hold (WIRE.md section 6). */
+  openChannels: number;
+  heldBytes: number;
+}
+
 export interface Relay {
   readonly writable: WritableStream<Uint8Array>;
   readonly readable: ReadableStream<Uint8Array>;
+  /** Live counters. */
+  readonly stats: Readonly<RelayStats>;
 }
 
-interface OpenChannel {
-  /** Offset of the response that opened the channel. */
-  offset: number;
+/** Pieces shorter than this are copied (and sent with their neighbours); longer ones go as views. */
+export const COPY_BELOW = 4096;
+
+/** The output chunk small pieces are gathered in; at least COPY_BELOW, so any small piece fits after a flush. */
+const GATHER_SIZE = 16 * 1024;
+
+/** Most chunks the output may queue: the byte bound alone would let 9-byte finishes pile up by the hundred thousand. */
+const MAX_QUEUED_CHUNKS = 1024;
+
+function newStats(): RelayStats {
+  return {
+    chunksIn: 0,
+    bytesIn: 0,
+    responsesIn: 0,
+    finishesIn: 0,
+    responsesOut: 0,
+    finishesOut: 0,
+    chunksOut: 0,
+    bytesOut: 0,
+    queuedChunks: 0,
+    queuedBytes: 0,
+    maxQueuedChunks: 0,
+    bytesCopied: 0,
+    faults: 0,
+    faultsByReason: {},
+    openChannels: 0,
+    heldBytes: 0,
+  };
+}
+
+/**
+ * Where forwarded bytes go: long pieces straight on, as they are; short
+ * ones copied into one gathering chunk, sent when it fills, when a long
+ * piece follows, or when the relay is done with the current input chunk.
+ */
+class Gatherer {
+  private buffer = new Uint8Array(GATHER_SIZE);
+  private fill = 0;
+
+  constructor(
+    private readonly send: (bytes: Uint8Array) => void,
+    private readonly stats: RelayStats,
+  ) {}
+
+  put(bytes: Uint8Array): void {
+    if (bytes.length >= COPY_BELOW) {
+      this.flush();
+      this.send(bytes);
+      return;
+    }
+    if (this.fill + bytes.length > this.buffer.length) this.flush();
+    this.buffer.set(bytes, this.fill);
+    this.fill += bytes.length;
+    this.stats.bytesCopied += bytes.length;
+  }
+
+  flush(): void {
+    if (this.fill === 0) return;
+    // The gathered bytes leave as a copy of their own: the buffer is reused.
+    this.send(this.buffer.slice(0, this.fill));
+    this.fill = 0;
+  }
+}
+
+/**
+ * The bytes of a record cut across chunks so far: views of long pieces, and
+ * short pieces copied into a buffer that grows with what arrives (at most
+ * twice that), so its cost follows its bytes, whatever the chunking.
+ */
+class CutRecord {
+  private parts: Uint8Array[] = [];
+  private small: Uint8Array | null = null;
+  private smallFill = 0;
+  /** Where the unsealed part of `small` starts. */
+  private smallStart = 0;
+
+  constructor(private readonly stats: RelayStats) {}
+
+  add(bytes: Uint8Array): void {
+    if (bytes.length >= COPY_BELOW) {
+      this.seal();
+      this.parts.push(bytes);
+      return;
+    }
+    const need = this.smallFill + bytes.length;
+    if (this.small === null || need > this.small.length) {
+      // A new buffer: the bytes still unsealed move with it.
+      const grown = new Uint8Array(Math.max(need - this.smallStart, (this.small?.length ?? 0) * 2, 64));
+      if (this.small) grown.set(this.small.subarray(this.smallStart, this.smallFill));
+      this.smallFill -= this.smallStart;
+      this.smallStart = 0;
+      this.small = grown;
+    }
+    this.small.set(bytes, this.smallFill);
+    this.smallFill += bytes.length;
+    this.stats.bytesCopied += bytes.length;
+  }
+
+  /** Ends the run of copied bytes: they become one part, in order. */
+  private seal(): void {
+    if (this.small && this.smallFill > this.smallStart) {
+      this.parts.push(this.small.subarray(this.smallStart, this.smallFill));
+      this.smallStart = this.smallFill;
+    }
+  }
+
+  /** The pieces, in order; the record is forgotten. */
+  take(): Uint8Array[] {
+    this.seal();
+    const parts = this.parts;
+    this.clear();
+    return parts;
+  }
+
+  clear(): void {
+    this.parts = [];
+    this.small = null;
+    this.smallFill = this.smallStart = 0;
+  }
 }
 
 /** The relay's state machine, apart from the streams around it. */
 export class RelayCore implements RecordSink {
+  readonly stats: RelayStats;
   private readonly reader: RecordReader;
-  private readonly open = new Map<number, OpenChannel>();
-  private readonly maxOpenChannels: number;
+  /** The open channels, each with the offset of the response that opened it. */
+  private readonly open: OpenChannels<number>;
   private readonly level: ValidationLevel;
-  /** How many faults were reported. */
-  faultCount = 0;
+  private readonly out: Gatherer;
   /** The chunk being read, and its offset in the stream. */
   private chunk: Uint8Array = new Uint8Array(0);
   private chunkBase = 0;
@@ -77,8 +226,8 @@ export class RelayCore implements RecordSink {
   private runEnd = 0;
   /** Stream offset just past the last whole record. */
   private lastEnd = 0;
-  /** Views of the input that hold the cut record's bytes so far. */
-  private pending: Uint8Array[] = [];
+  /** The cut record's bytes so far. */
+  private readonly pending: CutRecord;
   /** Set once upstream ended, failed, or stopped on a record error: nothing more is read. */
   private done = false;
   private stopped: RecordFault | null = null;
@@ -86,37 +235,52 @@ export class RelayCore implements RecordSink {
   constructor(
     private readonly options: RelayOptions,
     private readonly backend: Backend,
-    private readonly forward: (bytes: Uint8Array) => void,
+    forward: (bytes: Uint8Array) => void,
+    stats: RelayStats = newStats(),
   ) {
     const limits = resolveLimits(options);
-    this.maxOpenChannels = limits.maxOpenChannels;
     this.level = options.validate ?? 'json';
-    if (!LEVELS.includes(this.level)) throw new RangeError(`validate must be one of ${LEVELS.join(', ')}, not '${String(this.level)}'`);
+    if (!VALIDATION_LEVELS.includes(this.level)) {
+      throw new RangeError(`validate must be one of ${VALIDATION_LEVELS.join(', ')}, not '${String(this.level)}'`);
+    }
     if (this.level === 'full' && !options.endpoint) throw new TypeError("validate 'full' needs an endpoint codec to judge results by");
+    this.stats = stats;
+    this.open = new OpenChannels(limits.maxOpenChannels, limits.maxHeldBytes);
+    this.out = new Gatherer(forward, stats);
+    this.pending = new CutRecord(stats);
     this.reader = backend.createReader({ maxFrameBytes: limits.maxFrameBytes, verify: this.level !== 'none' }, this);
   }
 
+  /** How many faults were reported. */
+  get faultCount(): number {
+    return this.stats.faults;
+  }
+
   private report(fault: RelayFault): void {
-    this.faultCount++;
+    const stats = this.stats;
+    stats.faults++;
+    stats.faultsByReason[fault.reason] = (stats.faultsByReason[fault.reason] ?? 0) + 1;
     this.options.onFault?.(fault);
   }
 
   /** Reads a chunk; forwards what it may. Returns the record error that stopped the stream, or null. */
   push(chunk: Uint8Array): RecordFault | null {
     if (this.done) return this.stopped;
+    this.stats.chunksIn++;
+    this.stats.bytesIn += chunk.length;
     this.chunk = chunk;
     this.runStart = this.runEnd = 0;
     const fault = this.reader.push(chunk);
-    this.flush();
+    this.flushRun();
     const chunkEnd = this.chunkBase + chunk.length;
-    if (this.lastEnd < chunkEnd) {
-      // A record is cut at the end of this chunk: keep its bytes as views.
-      if (this.lastEnd >= this.chunkBase) this.pending = [chunk.subarray(this.lastEnd - this.chunkBase)];
-      else this.pending.push(chunk);
+    if (!fault && this.lastEnd < chunkEnd) {
+      // A record is cut at the end of this chunk: keep its bytes.
+      this.pending.add(this.lastEnd >= this.chunkBase ? chunk.subarray(this.lastEnd - this.chunkBase) : chunk);
     }
     this.chunkBase = chunkEnd;
-    this.chunk = new Uint8Array(0);
+    this.chunk = EMPTY;
     if (fault) this.stop(fault);
+    this.out.flush();
     return fault;
   }
 
@@ -144,41 +308,52 @@ export class RelayCore implements RecordSink {
   /** Sends a finish for every open channel, in opening order; the stream takes nothing more. */
   private finishOpenChannels(reportEach: boolean): void {
     this.done = true;
-    this.flush(); // records already passed in this chunk go first (a callback may have thrown mid-chunk)
-    this.pending = [];
-    const open = [...this.open];
-    this.open.clear();
+    this.flushRun(); // records already passed in this chunk go first (a callback may have thrown mid-chunk)
+    this.pending.clear();
+    const open = this.open.closeAll();
+    this.stats.openChannels = 0;
+    this.stats.heldBytes = 0;
     // Every finish goes out before any report, so a callback that throws cannot leave a channel hanging.
-    for (const [channel] of open) this.forward(encodeFinish(channel));
-    if (reportEach) for (const [channel, { offset }] of open) this.report({ reason: 'incomplete', channel, offset });
+    for (const [channel] of open) this.out.put(encodeFinish(channel));
+    this.stats.finishesOut += open.length;
+    this.out.flush();
+    if (reportEach) for (const [channel, offset] of open) this.report({ reason: 'incomplete', channel, offset });
   }
 
   // The sink: called by the reader in stream order.
 
-  admits(channel: number): boolean {
-    return this.open.size < this.maxOpenChannels || this.open.has(channel);
+  admit(channel: number, length: number): number {
+    return this.open.admit(channel, length);
   }
 
   response(channel: number, payload: Uint8Array, offset: number, fault: FrameFault | null | undefined): void {
+    this.stats.responsesIn++;
     this.lastEnd = offset + HEADER_SIZE + payload.length;
     if (this.open.has(channel)) {
       this.report({ reason: 'sequence-violation', channel, offset });
-      this.drop();
+      this.pending.clear();
       return;
     }
-    this.open.set(channel, { offset });
+    this.open.open(channel, payload.length, offset);
+    this.stats.openChannels = this.open.size;
+    this.stats.heldBytes = this.open.held;
     const failed = this.judge(channel, payload, fault);
     if (failed) {
       this.report({ reason: 'frame-error', channel, offset, frame: failed.toJSON() });
-      this.drop();
+      this.pending.clear();
       return;
     }
+    this.stats.responsesOut++;
     this.pass(offset, HEADER_SIZE + payload.length);
   }
 
   finish(channel: number, offset: number): void {
+    this.stats.finishesIn++;
     this.lastEnd = offset + HEADER_SIZE;
-    this.open.delete(channel);
+    this.open.close(channel);
+    this.stats.openChannels = this.open.size;
+    this.stats.heldBytes = this.open.held;
+    this.stats.finishesOut++;
     this.pass(offset, HEADER_SIZE);
   }
 
@@ -195,37 +370,33 @@ export class RelayCore implements RecordSink {
     return frame instanceof FrameError ? frame : null;
   }
 
-  /** A record that is not forwarded: forget the views of its earlier bytes. */
-  private drop(): void {
-    this.pending = [];
-  }
-
   /**
-   * Forwards the record at stream offset `offset` as views of the input:
-   * the views kept for its earlier bytes when it began in an earlier chunk,
-   * and its bytes in this chunk as part of the current run.
+   * Forwards the record at stream offset `offset`: the bytes kept for it
+   * when it began in an earlier chunk, and its bytes in this chunk as part
+   * of the current run.
    */
   private pass(offset: number, length: number): void {
     let start = offset - this.chunkBase;
     if (start < 0) {
-      this.flush();
-      for (const view of this.pending) this.forward(view);
-      this.pending = [];
+      this.flushRun();
+      for (const part of this.pending.take()) this.out.put(part);
       this.runStart = this.runEnd = start = 0;
       length = offset + length - this.chunkBase;
     }
     if (start !== this.runEnd) {
-      this.flush();
+      this.flushRun();
       this.runStart = start;
     }
     this.runEnd = start + length;
   }
 
-  private flush(): void {
-    if (this.runEnd > this.runStart) this.forward(this.chunk.subarray(this.runStart, this.runEnd));
+  private flushRun(): void {
+    if (this.runEnd > this.runStart) this.out.put(this.chunk.subarray(this.runStart, this.runEnd));
     this.runStart = this.runEnd;
   }
 }
+
+const EMPTY = new Uint8Array(0);
 
 /**
  * A relay: write record bytes to `writable`, read the validated stream from
@@ -235,8 +406,10 @@ export function createRelay(options: RelayOptions = {}): Relay {
   const highWaterMark = options.highWaterMark ?? 1 << 20;
   if (!(highWaterMark >= 0) || !Number.isFinite(highWaterMark))
     throw new RangeError(`highWaterMark must be a finite number of bytes, not ${highWaterMark}`);
-  const output = new OutputQueue(highWaterMark);
+  const output = new OutputQueue(highWaterMark, MAX_QUEUED_CHUNKS);
   const core = new RelayCore(options, options.backend ?? defaultBackend(), (bytes) => output.enqueue(bytes));
+  const stats = core.stats;
+  const queue = output.stats;
 
   /** The output ends in `error`, after a finish for every open channel; the input then errors too. */
   const fail = (error: unknown): never => {
@@ -287,5 +460,14 @@ export function createRelay(options: RelayOptions = {}): Relay {
       }
     },
   });
-  return { writable, readable: output.readable };
+
+  // The queue keeps its own counters; the relay's stats read them live.
+  Object.defineProperties(stats, {
+    chunksOut: { get: () => queue.chunksOut, enumerable: true },
+    bytesOut: { get: () => queue.bytesOut, enumerable: true },
+    queuedChunks: { get: () => queue.queuedChunks, enumerable: true },
+    queuedBytes: { get: () => queue.queuedBytes, enumerable: true },
+    maxQueuedChunks: { get: () => queue.maxQueuedChunks, enumerable: true },
+  });
+  return { writable, readable: output.readable, stats };
 }

@@ -12,6 +12,7 @@ import { plainFault } from './events.js';
 export interface ModelLimits {
   maxFrameBytes?: number;
   maxOpenChannels?: number;
+  maxHeldBytes?: number;
 }
 
 const u32 = (b: Uint8Array, i: number) => (b[i] | (b[i + 1] << 8) | (b[i + 2] << 16) | (b[i + 3] << 24)) >>> 0;
@@ -45,9 +46,13 @@ export function recordSpans(bytes: Uint8Array): RecordSpan[] {
 export function referenceEvents(bytes: Uint8Array, codec: FrameCodec<unknown>, limits: ModelLimits = {}): unknown[] {
   const maxFrameBytes = limits.maxFrameBytes ?? 16 * 1024 * 1024;
   const maxOpenChannels = limits.maxOpenChannels ?? 4096;
+  const maxHeldBytes = limits.maxHeldBytes ?? 64 * 1024 * 1024;
   const out: unknown[] = [];
   // Open channels in opening order; null marks a sequence violation.
   const open = new Map<number, unknown | null>();
+  // The payload length of the response that opened each open channel.
+  const lengths = new Map<number, number>();
+  const held = () => [...lengths.values()].reduce((a, b) => a + b, 0);
 
   const close = () => {
     for (const channel of open.keys()) out.push({ channel, outcome: 'incomplete' });
@@ -72,6 +77,7 @@ export function referenceEvents(bytes: Uint8Array, codec: FrameCodec<unknown>, l
       else {
         const outcome = open.get(channel);
         open.delete(channel);
+        lengths.delete(channel);
         out.push(outcome === null ? { channel, outcome: 'sequence-violation' } : { channel, ...(outcome as object) });
       }
       i += 9;
@@ -79,10 +85,12 @@ export function referenceEvents(bytes: Uint8Array, codec: FrameCodec<unknown>, l
     }
     if (length > maxFrameBytes) return stop('oversize', i);
     if (!open.has(channel) && open.size >= maxOpenChannels) return stop('too-many-channels', i);
+    if (held() + length > maxHeldBytes) return stop('held-limit', i);
     if (bytes.length - i - 9 < length) return stop('truncated', i);
     const payload = bytes.subarray(i + 9, i + 9 + length);
     if (open.has(channel)) open.set(channel, null);
     else {
+      lengths.set(channel, length);
       const frame = codec.tryDecode(payload);
       open.set(
         channel,

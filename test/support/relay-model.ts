@@ -23,10 +23,14 @@ export function model(
   codec: FrameCodec<unknown>,
   maxFrameBytes: number,
   maxOpenChannels: number,
+  maxHeldBytes = 64 * 1024 * 1024,
 ): Expected {
   const out: number[] = [];
   const faults: RelayFault[] = [];
   const open = new Map<number, number>();
+  // The payload length of the response that opened each open channel.
+  const lengths = new Map<number, number>();
+  const held = () => [...lengths.values()].reduce((a, b) => a + b, 0);
   let pos = 0;
   const stop = (reason: RelayFault['reason']): Expected => {
     for (const channel of open.keys()) out.push(...encodeFinish(channel));
@@ -43,17 +47,20 @@ export function model(
       if (length !== 0) return stop('bad-finish');
       out.push(...input.subarray(pos, pos + 9));
       open.delete(channel);
+      lengths.delete(channel);
       pos += 9;
       continue;
     }
     if (length > maxFrameBytes) return stop('oversize');
     if (!open.has(channel) && open.size >= maxOpenChannels) return stop('too-many-channels');
+    if (held() + length > maxHeldBytes) return stop('held-limit');
     if (input.length - pos - 9 < length) return stop('truncated');
     const payload = input.subarray(pos + 9, pos + 9 + length);
     if (open.has(channel)) {
       faults.push({ reason: 'sequence-violation', channel, offset: pos });
     } else {
       open.set(channel, pos);
+      lengths.set(channel, length);
       let failed: FrameError | null = null;
       if (level === 'json') failed = codec.withBackend(jsBackend).validate(payload);
       if (level === 'full') {

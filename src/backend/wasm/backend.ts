@@ -170,10 +170,11 @@ export class WasmRecordReader implements RecordReader {
   /** Keeps scratch[at, total), a cut record, for the next chunk. */
   private hold(core: Core, at: number, total: number, stop: Int32Array): void {
     if (stop[2] !== 0) {
-      // A response cut after its header: the channel limit is judged now,
-      // before its payload is held.
-      if (!this.sink.admits(stop[3] >>> 0)) {
-        this.fail(Status.TooManyChannels, this.base);
+      // A response cut after its header: the channel and held limits are
+      // judged now, before its payload is held.
+      const admitted = this.sink.admit(stop[3] >>> 0, stop[4] >>> 0);
+      if (admitted !== Status.Ok) {
+        this.fail(admitted, this.base);
         return;
       }
       this.need = HEADER_SIZE + (stop[4] >>> 0);
@@ -194,12 +195,14 @@ export class WasmRecordReader implements RecordReader {
         this.sink.finish(channel, this.base + at);
         continue;
       }
-      if (!this.sink.admits(channel)) {
-        this.fail(Status.TooManyChannels, this.base + at);
+      const length = table[e + 3] >>> 0;
+      const admitted = this.sink.admit(channel, length);
+      if (admitted !== Status.Ok) {
+        this.fail(admitted, this.base + at);
         return true;
       }
       const start = scratch + at + HEADER_SIZE;
-      const payload = bytes.subarray(start, start + (table[e + 3] >>> 0));
+      const payload = bytes.subarray(start, start + length);
       this.sink.response(channel, payload, this.base + at, this.verify ? frameFault(table[e + 4], table[e + 5]) : undefined);
     }
     return false;
