@@ -10,7 +10,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { endpointCodec, listResources, readResource } from '../src/frame/endpoints.js';
 import { encodeFinish, encodeResponse } from '../src/records/record.js';
-import { STREAM_VECTORS } from './support/vectors.js';
+import { limitFlags, modelLimits, STREAM_VECTORS } from './support/vectors.js';
 import { model } from './support/relay-model.js';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -29,11 +29,15 @@ describe('mcp-frames relay', () => {
     it(`--validate full answers every public stream vector exactly (--backend ${backend})`, () => {
       for (const v of VECTORS) {
         const input = Buffer.from(v.hex, 'hex');
-        const want = model(input, 'full', endpointCodec(v.endpoint), 16 << 20, 4096);
-        const r = spawnSync(process.execPath, [bin, 'relay', '--validate', 'full', '--endpoint', v.endpoint, '--backend', backend], {
-          input,
-          maxBuffer: 1 << 26,
-        });
+        const want = model(input, 'full', endpointCodec(v.endpoint), ...modelLimits(v));
+        const r = spawnSync(
+          process.execPath,
+          [bin, 'relay', '--validate', 'full', '--endpoint', v.endpoint, '--backend', backend, ...limitFlags(v)],
+          {
+            input,
+            maxBuffer: 1 << 26,
+          },
+        );
         expect(hex(r.stdout), v.name).toBe(hex(want.bytes));
         expect(lines(r.stderr.toString()), v.name).toEqual(want.faults);
         expect(r.status, v.name).toBe(want.errored ? 1 : 0);

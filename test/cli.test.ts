@@ -10,7 +10,7 @@ import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { FRAME_VECTORS, STREAM_VECTORS, type StreamVector } from './support/vectors.js';
+import { FRAME_VECTORS, limitFlags, STREAM_VECTORS, type StreamVector } from './support/vectors.js';
 
 const root = process.cwd();
 const bin = path.resolve(root, 'dist/cli/main.js');
@@ -131,7 +131,7 @@ describe('inspect --json: every stream vector, backend js', () => {
     it(v.name, () => {
       const file = path.join(dir, 'stream.bin');
       fs.writeFileSync(file, Buffer.from(v.hex, 'hex'));
-      const r = run(['inspect', '--endpoint', v.endpoint, '--backend', 'js', '--json', file]);
+      const r = run(['inspect', '--endpoint', v.endpoint, '--backend', 'js', '--json', ...limitFlags(v), file]);
       expect(r.stderr).toBe('');
       expect(r.status).toBe(v.expect.end.kind === 'ok' ? 0 : 1);
       const out = lines(r.stdout);
@@ -155,7 +155,7 @@ describe('inspect --json: every stream vector, backend js', () => {
 describe('inspect: the table, from stdin', () => {
   for (const v of streams) {
     it(v.name, () => {
-      const r = run(['inspect', '--endpoint', v.endpoint, '--backend', 'js', '-'], Buffer.from(v.hex, 'hex'));
+      const r = run(['inspect', '--endpoint', v.endpoint, '--backend', 'js', ...limitFlags(v), '-'], Buffer.from(v.hex, 'hex'));
       expect(r.stderr).toBe('');
       expect(r.status).toBe(v.expect.end.kind === 'ok' ? 0 : 1);
       const out = lines(r.stdout);
@@ -302,7 +302,7 @@ describe('--backend wasm', () => {
 
   it('inspect --json: not available (exit 2), or the same output as js', () => {
     for (const v of streams) {
-      const args = (backend: string) => ['inspect', '--endpoint', v.endpoint, '--backend', backend, '--json'];
+      const args = (backend: string) => ['inspect', '--endpoint', v.endpoint, '--backend', backend, '--json', ...limitFlags(v)];
       const input = Buffer.from(v.hex, 'hex');
       const js = run(args('js'), input);
       const wasm = run(args('wasm'), input);

@@ -64,7 +64,7 @@ describe.each(BACKEND_ROWS)('conformance on %s', (_name, backend) => {
   describe('streams.json', () => {
     describe.each(streams.map((v) => [v.name, v] as const))('%s', (_n, v) => {
       const bytes = fromHex(v.hex);
-      const options = { endpoint: ENDPOINTS[v.endpoint], backend };
+      const options = { endpoint: ENDPOINTS[v.endpoint], backend, ...v.limits };
       test('whole', () => {
         expect(vectorForm(decodeChunks([bytes], options))).toEqual(v.expect);
       });

@@ -10,8 +10,7 @@ import { loadBackend } from '../src/backend/node.js';
 import { createProxy, type ProxyOptions } from '../src/demo/proxy.js';
 import { DemoClient } from '../src/demo/client.js';
 import { blobBytes, createDemoServer, HELLO, listingPage } from '../src/demo/server.js';
-import { createTcpRelay } from '../src/relay/tcp.js';
-import type { RelayFault } from '../src/relay/fault.js';
+import { type ConnectionFault, createTcpRelay } from '../src/relay/tcp.js';
 import { encodeFinish, encodeResponseHeader } from '../src/records/record.js';
 
 const listen = (server: net.Server) =>
@@ -30,7 +29,7 @@ async function session(options: ProxyOptions = {}, backend = 'auto' as const) {
     ...options,
     onExchange: (channel, _method, payload) => sent.push({ channel, payload }),
   });
-  const faults: RelayFault[] = [];
+  const faults: ConnectionFault[] = [];
   const relay = createTcpRelay({
     upstream: { host: '127.0.0.1', port: await listen(proxy.server) },
     backend: loadBackend(backend),

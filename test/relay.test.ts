@@ -9,7 +9,7 @@ import type { RelayFault } from '../src/relay/fault.js';
 import { encodeFinish, encodeResponse } from '../src/records/record.js';
 import { pipeIterable } from '../src/streams/iterate.js';
 import { Gen, rng, stream } from './support/generate.js';
-import { STREAM_VECTORS } from './support/vectors.js';
+import { modelLimits, STREAM_VECTORS } from './support/vectors.js';
 import { model, type Expected } from './support/relay-model.js';
 
 const SEED = Number(process.env.MCP_FRAMES_SEED ?? Date.now() % 2 ** 31);
@@ -66,9 +66,9 @@ describe.each(BACKENDS.map((b) => [b.name, b] as const))('relay on %s', (_name, 
       for (const v of VECTORS) {
         const input = Buffer.from(v.hex, 'hex');
         const codec = endpointCodec(v.endpoint);
-        const want = model(input, level, codec, 16 * 1024 * 1024, 4096);
+        const want = model(input, level, codec, ...modelLimits(v));
         for (const cuts of [[], Array.from({ length: input.length - 1 }, (_, k) => k + 1)]) {
-          const got = await relay(input, cuts, { level, codec, backend });
+          const got = await relay(input, cuts, { level, codec, backend, ...v.limits });
           expect(hex(got.bytes), v.name).toBe(hex(want.bytes));
           expect(got.faults, v.name).toEqual(want.faults);
           expect(got.errored, v.name).toBe(want.errored);

@@ -24,6 +24,7 @@ import type { Backend } from '../backend/backend.js';
 import { ENDPOINTS } from '../frame/endpoints.js';
 import { FrameError } from '../frame/frame-error.js';
 import { StreamDecoder } from '../records/decoder.js';
+import type { StreamLimits } from '../records/limits.js';
 import { isEnd } from '../records/outcome.js';
 import { COMMON_FLAGS, UsageError, backendFlag, parseFlags } from './args.js';
 import { HexFault, parseHex } from './hex.js';
@@ -50,6 +51,8 @@ interface StreamAnswer {
 interface Vector<E> {
   name: string;
   endpoint: string;
+  /** Limits other than the defaults, for one stream case (spec/vectors/README.md). */
+  limits?: StreamLimits;
   hex: string;
   expect: E;
 }
@@ -63,7 +66,7 @@ export function answerFrame(v: Vector<unknown>, backend: Backend): FrameAnswer {
 
 /** The library's answer to one stream vector, fed as one chunk. */
 export function answerStream(v: Vector<unknown>, backend: Backend): StreamAnswer {
-  const decoder = new StreamDecoder({ endpoint: codecFor(v), backend });
+  const decoder = new StreamDecoder({ endpoint: codecFor(v), backend, ...v.limits });
   const outcomes: OutcomeAnswer[] = [];
   let end: EndAnswer | undefined;
   for (const e of [...decoder.push(bytesOf(v)), ...decoder.end()]) {
@@ -169,10 +172,23 @@ async function readVectors(dir: string, file: string): Promise<Vector<unknown>[]
     typeof (v as Vector<unknown>).name === 'string' &&
     typeof (v as Vector<unknown>).endpoint === 'string' &&
     typeof (v as Vector<unknown>).hex === 'string' &&
-    'expect' in v;
+    'expect' in v &&
+    (!('limits' in v) || isLimits(v.limits));
   if (!Array.isArray(vectors) || !vectors.every(isVector))
-    throw new UsageError(`conformance: ${where} is not an array of { name, endpoint, hex, expect }`);
+    throw new UsageError(`conformance: ${where} is not an array of { name, endpoint, limits?, hex, expect }`);
   return vectors;
+}
+
+const LIMIT_NAMES: readonly string[] = ['maxFrameBytes', 'maxOpenChannels', 'maxHeldBytes'];
+
+/** A vector's `limits`: an object of known limit names with numbers (their ranges are the decoder's to judge). */
+function isLimits(limits: unknown): limits is StreamLimits {
+  return (
+    typeof limits === 'object' &&
+    limits !== null &&
+    !Array.isArray(limits) &&
+    Object.entries(limits).every(([name, value]) => LIMIT_NAMES.includes(name) && typeof value === 'number')
+  );
 }
 
 /** The command: flags, then DIR. Returns the exit status; 'help' when --help was asked. */

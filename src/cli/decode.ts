@@ -11,7 +11,7 @@
 import type { FrameCodec } from '../frame/codec.js';
 import { COMMON_FLAGS, UsageError, backendFlag, endpointFlag, parseFlags } from './args.js';
 import { HexFault, parseHex, readLines } from './hex.js';
-import type { Io, LineWriter } from './io.js';
+import { type Io, type LineWriter, openInput } from './io.js';
 import { frameLine, inputErrorLine } from './output.js';
 
 const DECODE_FLAGS = {
@@ -47,5 +47,6 @@ export async function decodeCommand(args: readonly string[], io: Io): Promise<nu
   // `decode` means.
   if (flags.values.hex !== true) throw new UsageError('decode: --hex is required (the input format: one hex payload per line)');
   const backend = backendFlag('decode', flags);
-  return decodeLines(readLines(io.input), codec.withBackend(backend), io.out);
+  const input = await openInput('decode', undefined, io);
+  return decodeLines(readLines(input.chunks), codec.withBackend(backend), io.out);
 }

@@ -4,9 +4,10 @@
 //
 // The stream is read in the chunks the file or pipe gives, each pushed into
 // one StreamDecoder, and what a chunk made known is printed before the next
-// chunk is read. Memory stays at one chunk plus any one record cut across
-// chunks (at most the frame limit, which the decoder checks from the header
-// before it buffers anything).
+// chunk is read. Memory stays at one chunk plus what the stream holds: the
+// frames of open channels and a record cut across chunks, at most the held
+// limit, which the decoder checks from each header before it buffers
+// anything (WIRE.md section 6).
 //
 // # The exit status is the stream's
 //
@@ -14,15 +15,13 @@
 // error, a not-carried exchange or a sequence violation is an outcome on one
 // channel, reported in its row, and leaves the status alone.
 
-import { open, type FileHandle } from 'node:fs/promises';
-import path from 'node:path';
 import type { Backend } from '../backend/backend.js';
 import type { FrameCodec } from '../frame/codec.js';
 import { StreamDecoder } from '../records/decoder.js';
 import { MAX_HELD_BYTES_LIMIT } from '../records/limits.js';
 import { isEnd, type StreamEvent } from '../records/outcome.js';
-import { COMMON_FLAGS, UsageError, backendFlag, endpointFlag, limitFlag, parseFlags } from './args.js';
-import { fsReason, type Io, type LineWriter } from './io.js';
+import { COMMON_FLAGS, backendFlag, endpointFlag, limitFlag, parseFlags } from './args.js';
+import { type Io, type LineWriter, openInput } from './io.js';
 import { endLine, outcomeLine, tableEnd, tableHeader, tableRow } from './output.js';
 
 const INSPECT_FLAGS = {
@@ -91,35 +90,6 @@ export async function inspectCommand(args: readonly string[], io: Io): Promise<n
   const maxOpenChannels = limitFlag('inspect', flags, 'max-open-channels', 1);
   const maxHeldBytes = limitFlag('inspect', flags, 'max-held-bytes', 0, MAX_HELD_BYTES_LIMIT);
   const backend = backendFlag('inspect', flags);
-  const file = flags.positionals[0];
-  const source = file === undefined || file === '-' ? io.input : await openFile(path.resolve(io.cwd, file), file);
-  return inspectStream(source, { codec, backend, json: flags.values.json === true, maxFrameBytes, maxOpenChannels, maxHeldBytes }, io.out);
-}
-
-/**
- * The file's chunks. Opening it (and refusing a directory) happens here,
- * before anything is printed, so an unreadable file is bad usage with no
- * output; a read that fails later is reported the same way.
- */
-async function openFile(resolved: string, shown: string): Promise<AsyncIterable<Uint8Array>> {
-  let handle: FileHandle | undefined;
-  try {
-    handle = await open(resolved, 'r');
-    if ((await handle.stat()).isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
-  } catch (err) {
-    await handle?.close();
-    throw new UsageError(`inspect: cannot read ${shown}: ${fsReason(err)}`, false);
-  }
-  return readFile(handle, shown);
-}
-
-async function* readFile(handle: FileHandle, shown: string): AsyncGenerator<Uint8Array> {
-  const stream = handle.createReadStream({ highWaterMark: 64 * 1024 });
-  try {
-    for await (const chunk of stream) yield chunk as Uint8Array;
-  } catch (err) {
-    throw new UsageError(`inspect: cannot read ${shown}: ${fsReason(err)}`, false);
-  } finally {
-    stream.destroy();
-  }
+  const input = await openInput('inspect', flags.positionals[0], io);
+  return inspectStream(input.chunks, { codec, backend, json: flags.values.json === true, maxFrameBytes, maxOpenChannels, maxHeldBytes }, io.out);
 }

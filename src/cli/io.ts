@@ -1,74 +1,73 @@
-// Where the CLI's bytes go: stdout a line at a time, at the pace the reader takes them.
+// Where the CLI's bytes come from and go: files, stdin and stdout, opened once, and every failure named.
 //
 // # Await the drain, never buffer ahead
 //
 // A record stream or a hex file can be far larger than memory. The commands
 // read a chunk, write what it made known, and read the next chunk only once
-// stdout has taken the writes; while `write` answers false they wait for
-// 'drain'. So the process holds at most one chunk and the stream's own high
-// water mark of output, whatever the input size.
+// the output has taken the writes (src/streams/node-sink.ts). So the process
+// holds at most one chunk and the output's own high-water mark, whatever the
+// input size.
 //
-// # A closed stdout ends the run quietly
+// # Three ways for I/O to end badly, three answers
 //
-// `mcp-frames inspect big.bin | head` closes the pipe early. Node reports
-// EPIPE as an 'error' event, which kills the process when nobody listens; the
-// writer listens, and the next write throws OutputClosed, which main turns
-// into a quiet exit.
+//   the reader of stdout went away (EPIPE: `| head`)   a quiet exit 0: no one is left to tell
+//   any other write error (ENOSPC, EIO)                 one line naming the file and the cause, exit 74
+//   a read error (EIO, EISDIR)                          one line naming the file and the cause, exit 74
+//
+// A file named on the command line that cannot be opened, or is a
+// directory, is refused before anything is read or written: bad usage,
+// exit 2. stdin that is a directory is refused the same way, rather than
+// read as an empty stream.
 
-/** A byte sink with Node's write/'drain' contract (process.stdout, a file, a pipe). */
-export interface ByteSink {
-  write(text: string): boolean;
-  on(event: 'drain' | 'error' | 'close', listener: (err?: Error) => void): unknown;
-  off(event: 'drain' | 'error' | 'close', listener: (err?: Error) => void): unknown;
-}
+import { createWriteStream, fstatSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import path from 'node:path';
+import type { Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import { drained, type SinkFailed, watchSink } from '../streams/node-sink.js';
+import { UsageError } from './args.js';
 
-/** stdout went away (EPIPE, closed): nothing more can be said. */
+/** The reader of the output went away (EPIPE, or it closed): nothing more can be said, and nothing is wrong with us. */
 export class OutputClosed extends Error {
   override readonly name = 'OutputClosed';
 }
 
+/** A read or write failed after the command started: main prints the message and exits 74 (EX_IOERR). */
+export class IoError extends Error {
+  override readonly name = 'IoError';
+  constructor(op: 'read' | 'write', file: string, cause: unknown) {
+    super(`cannot ${op} ${file}: ${fsReason(cause)}`, { cause });
+  }
+}
+
+/** What a failed write means: the reader went away (EPIPE, closed), or a real write error on `file`. */
+export function writeFailure(file: string, failure: SinkFailed): OutputClosed | IoError {
+  if (failure.code === undefined || failure.code === 'EPIPE') return new OutputClosed(failure.message);
+  return new IoError('write', file, failure.cause);
+}
+
 /** Writes lines to a sink, waiting for 'drain' whenever the sink is full. */
 export class LineWriter {
-  private failure: Error | null = null;
-  private closed = false;
+  private readonly watch: ReturnType<typeof watchSink>;
 
-  constructor(private readonly sink: ByteSink) {
-    sink.on('error', (err) => {
-      this.failure ??= err ?? new Error('output error');
-    });
-    sink.on('close', () => {
-      this.closed = true;
-    });
+  constructor(
+    private readonly sink: Writable,
+    private readonly name = 'stdout',
+  ) {
+    this.watch = watchSink(sink);
   }
 
-  /** Writes `text` and a newline; resolves once the sink can take more. */
+  /** Writes `text` and a newline; resolves once the sink can take more. Throws OutputClosed or IoError. */
   async line(text: string): Promise<void> {
     this.check();
     if (this.sink.write(`${text}\n`)) return;
-    await this.drained();
+    await drained(this.sink);
+    this.check();
   }
 
   private check(): void {
-    if (this.failure) throw new OutputClosed(this.failure.message);
-    if (this.closed) throw new OutputClosed('output closed');
-  }
-
-  private drained(): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const settle = (err?: Error): void => {
-        this.sink.off('drain', onDrain);
-        this.sink.off('error', onError);
-        this.sink.off('close', onClose);
-        if (err) reject(new OutputClosed(err.message));
-        else resolve();
-      };
-      const onDrain = (): void => settle();
-      const onError = (err?: Error): void => settle(err ?? new Error('output error'));
-      const onClose = (): void => settle(new Error('output closed'));
-      this.sink.on('drain', onDrain);
-      this.sink.on('error', onError);
-      this.sink.on('close', onClose);
-    });
+    const failure = this.watch.failure();
+    if (failure) throw writeFailure(this.name, failure);
   }
 }
 
@@ -76,14 +75,91 @@ export class LineWriter {
 export interface Io {
   /** stdin, as chunks. */
   readonly input: AsyncIterable<Uint8Array | string>;
+  /** Whether stdin is a directory (which is refused rather than read as nothing). */
+  readonly inputIsDirectory: () => boolean;
   /** stdout, a line at a time. */
   readonly out: LineWriter;
   /** stdout for bytes (the relay's output). */
-  readonly bytes: import('node:stream').Writable;
+  readonly bytes: Writable;
   /** One line to stderr: diagnostics only, never data. */
   readonly err: (line: string) => void;
   /** The directory relative paths are read from. */
   readonly cwd: string;
+}
+
+/** Whether file descriptor `fd` is a directory; false when it cannot be told. */
+export function isDirectoryFd(fd: number): boolean {
+  try {
+    return fstatSync(fd).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** An input: its chunks, and the name it is reported by. */
+export interface Input {
+  readonly name: string;
+  readonly chunks: AsyncIterable<Uint8Array | string>;
+}
+
+/**
+ * The input FILE names, or stdin for none or '-'. Opening it (and refusing
+ * a directory) happens here, before anything is printed: a file that
+ * cannot be opened is bad usage. A read that fails later is an IoError.
+ */
+export async function openInput(command: string, file: string | undefined, io: Io): Promise<Input> {
+  if (file === undefined || file === '-') {
+    if (io.inputIsDirectory()) throw new UsageError(`${command}: cannot read stdin: is a directory`, false);
+    return { name: 'stdin', chunks: reading(io.input, 'stdin') };
+  }
+  const resolved = path.resolve(io.cwd, file);
+  let handle: Awaited<ReturnType<typeof open>> | undefined;
+  try {
+    handle = await open(resolved, 'r');
+    if ((await handle.stat()).isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+  } catch (err) {
+    await handle?.close();
+    throw new UsageError(`${command}: cannot read ${file}: ${fsReason(err)}`, false);
+  }
+  return { name: file, chunks: reading(handle.createReadStream({ highWaterMark: 64 * 1024 }), file) };
+}
+
+async function* reading<T>(source: AsyncIterable<T>, name: string): AsyncGenerator<T> {
+  try {
+    yield* source;
+  } catch (err) {
+    throw new IoError('read', name, err);
+  }
+}
+
+/** An output: the writable, the name it is reported by, and how to finish it. */
+export interface Output {
+  readonly name: string;
+  readonly sink: Writable;
+  /** Ends a file and waits until everything reached it; stdout is left open. Throws IoError. */
+  finish(): Promise<void>;
+}
+
+/** The output FILE names, or stdout for none or '-'. A file that cannot be created is bad usage. */
+export async function openOutput(command: string, file: string | undefined, io: Io): Promise<Output> {
+  if (file === undefined || file === '-') return { name: 'stdout', sink: io.bytes, finish: async () => {} };
+  const stream = createWriteStream(path.resolve(io.cwd, file));
+  await new Promise<void>((resolve, reject) => {
+    stream.once('open', () => resolve());
+    stream.once('error', (err) => reject(new UsageError(`${command}: cannot write ${file}: ${fsReason(err)}`, false)));
+  });
+  return {
+    name: file,
+    sink: stream,
+    async finish() {
+      stream.end();
+      try {
+        await finished(stream);
+      } catch (err) {
+        throw new IoError('write', file, err);
+      }
+    },
+  };
 }
 
 const FS_REASONS: Readonly<Record<string, string>> = {
@@ -91,6 +167,8 @@ const FS_REASONS: Readonly<Record<string, string>> = {
   EACCES: 'permission denied',
   EPERM: 'permission denied',
   EISDIR: 'is a directory',
+  ENOSPC: 'no space left on the device',
+  EIO: 'input/output error',
 };
 
 /** What went wrong with a file, in a few words. */

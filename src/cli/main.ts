@@ -5,11 +5,11 @@
 //
 // 0 is a clean answer, 1 is an answer about bad input (a record error, a
 // line that is not hex, a missed vector), 2 is a command line that could not
-// run, 70 is our bug. The status is put on process.exitCode, never passed
+// run, 70 is our bug, 74 a read or write that failed (EX_IOERR). The status is put on process.exitCode, never passed
 // to process.exit(): exit() would drop output still queued on a pipe, and
 // the last line of a stream (its end) is the one a script reads first.
 
-import { LineWriter, OutputClosed, type Io } from './io.js';
+import { IoError, isDirectoryFd, LineWriter, OutputClosed, type Io } from './io.js';
 import { UsageError } from './args.js';
 import { decodeCommand } from './decode.js';
 import { inspectCommand } from './inspect.js';
@@ -19,6 +19,8 @@ import { usage, version } from './usage.js';
 
 /** Exit status for our own bug: EX_SOFTWARE from sysexits.h. */
 const EXIT_BUG = 70;
+/** Exit status for a read or write that failed: EX_IOERR from sysexits.h. */
+const EXIT_IO = 74;
 
 const COMMANDS: Readonly<Record<string, (args: readonly string[], io: Io) => Promise<number | 'help'>>> = {
   decode: decodeCommand,
@@ -56,6 +58,10 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     }
     // The reader of stdout has gone (`| head`): there is no one left to tell.
     if (err instanceof OutputClosed) return 0;
+    if (err instanceof IoError) {
+      io.err(`mcp-frames: ${err.message}`);
+      return EXIT_IO;
+    }
     io.err(`mcp-frames: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     return EXIT_BUG;
   }
@@ -66,6 +72,7 @@ const io: Io = {
   get input() {
     return process.stdin;
   },
+  inputIsDirectory: () => isDirectoryFd(0),
   out: new LineWriter(process.stdout),
   bytes: process.stdout,
   err: (line) => void process.stderr.write(`${line}\n`),

@@ -9,21 +9,20 @@
 //                                                its own relay state
 //
 // Faults go to stderr as JSON lines, one per fault, the moment they are
-// known. The exit status of a stream relay is 0 when the stream ended
-// cleanly (faults on single channels included) and 1 after a record error.
-// A TCP relay runs until it is sent SIGINT or SIGTERM, then exits 0.
+// known; a TCP relay's lines name the connection, and its upstream failures
+// (connect errors, resets, timeouts) are lines of their own. The exit status
+// of a stream relay is 0 when the stream ended cleanly (faults on single
+// channels included), 1 after a record error, 74 after a read or write
+// error. A TCP relay runs until it is sent SIGINT or SIGTERM, then exits 0.
 
-import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
-import { open } from 'node:fs/promises';
-import path from 'node:path';
-import type { Writable } from 'node:stream';
-import { createRelay, VALIDATION_LEVELS, type ValidationLevel } from '../relay/relay.js';
-import { createTcpRelay, drainInto, parseEndpoint, type Endpoint } from '../relay/tcp.js';
-import type { RelayFault } from '../relay/fault.js';
+import { RecordError } from '../records/record-error.js';
+import { createRelay, type RelayOptions, VALIDATION_LEVELS, type ValidationLevel } from '../relay/relay.js';
+import { type ConnectionFault, createTcpRelay, type Endpoint, parseEndpoint, type TcpRelayOptions } from '../relay/tcp.js';
+import { drainInto, SinkFailed } from '../streams/node-sink.js';
 import { pipeIterable } from '../streams/iterate.js';
 import { MAX_HELD_BYTES_LIMIT } from '../records/limits.js';
-import { COMMON_FLAGS, UsageError, backendFlag, endpointFlag, limitFlag, parseFlags } from './args.js';
-import { fsReason, type Io } from './io.js';
+import { type Flags, COMMON_FLAGS, UsageError, backendFlag, endpointFlag, limitFlag, parseFlags } from './args.js';
+import { fsReason, type Input, IoError, type Io, openInput, openOutput, type Output, writeFailure } from './io.js';
 
 const RELAY_FLAGS = {
   ...COMMON_FLAGS,
@@ -34,7 +33,18 @@ const RELAY_FLAGS = {
   'max-frame-bytes': { type: 'string' },
   'max-open-channels': { type: 'string' },
   'max-held-bytes': { type: 'string' },
+  'connect-timeout': { type: 'string' },
+  'idle-timeout': { type: 'string' },
 } as const;
+
+/** A timeout flag in seconds (decimals allowed, 0 for none), as milliseconds; undefined when absent. */
+function secondsFlag(flags: Flags, flag: string): number | undefined {
+  const raw = flags.values[flag];
+  if (raw === undefined) return undefined;
+  const seconds = typeof raw === 'string' && /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(seconds * 1000 <= 2 ** 31 - 1)) throw new UsageError(`relay: --${flag} must be a number of seconds from 0 to 2147483, not '${raw}'`);
+  return Math.round(seconds * 1000);
+}
 
 function endpointOf(text: string, flag: string): Endpoint {
   try {
@@ -61,57 +71,54 @@ export async function relayCommand(args: readonly string[], io: Io): Promise<num
     maxOpenChannels: limitFlag('relay', flags, 'max-open-channels', 1),
     maxHeldBytes: limitFlag('relay', flags, 'max-held-bytes', 0, MAX_HELD_BYTES_LIMIT),
   };
-  const report = (fault: RelayFault, connection?: number) => io.err(JSON.stringify(connection === undefined ? fault : { connection, ...fault }));
+  const report = (fault: ConnectionFault, connection?: number) => io.err(JSON.stringify(connection === undefined ? fault : { connection, ...fault }));
 
   const listen = flags.values.listen;
   const upstream = flags.values.upstream;
   if (listen !== undefined || upstream !== undefined) {
     if (typeof listen !== 'string' || typeof upstream !== 'string') throw new UsageError('relay: --listen and --upstream go together');
     if (flags.positionals.length) throw new UsageError('relay: files and --listen do not go together');
-    return serve(endpointOf(listen, 'listen'), endpointOf(upstream, 'upstream'), options, report, io);
+    const timeouts = { connectTimeout: secondsFlag(flags, 'connect-timeout'), idleTimeout: secondsFlag(flags, 'idle-timeout') };
+    return serve(endpointOf(listen, 'listen'), endpointOf(upstream, 'upstream'), { ...options, ...timeouts }, report, io);
+  }
+  for (const flag of ['connect-timeout', 'idle-timeout']) {
+    if (flags.values[flag] !== undefined) throw new UsageError(`relay: --${flag} goes with --listen and --upstream`);
   }
 
   const [inFile, outFile] = flags.positionals;
-  const input = inFile === undefined || inFile === '-' ? io.input : await openInput(path.resolve(io.cwd, inFile), inFile);
-  const output: Writable = outFile === undefined || outFile === '-' ? io.bytes : await openOutput(path.resolve(io.cwd, outFile), outFile);
-  const relay = createRelay({ ...options, onFault: (f) => report(f) });
-  let failed = false;
-  const writing = drainInto(relay.readable, output).catch(() => {
-    failed = true;
-  });
-  await pipeIterable(input as AsyncIterable<Uint8Array>, relay.writable).catch(() => {
-    failed = true;
-  });
-  await writing;
-  // The reader of the output went away (`| head`): no one is left to tell, as in main.
-  if (output.destroyed) return 0;
-  if (output !== io.bytes) await new Promise<void>((resolve) => (output as WriteStream).end(resolve));
-  return failed ? 1 : 0;
+  const input = await openInput('relay', inFile, io);
+  const output = await openOutput('relay', outFile, io);
+  return relayStream(input, output, { ...options, onFault: (f) => report(f) });
 }
 
-async function openInput(resolved: string, shown: string): Promise<AsyncIterable<Uint8Array>> {
-  try {
-    await (await open(resolved, 'r')).close();
-  } catch (err) {
-    throw new UsageError(`relay: cannot read ${shown}: ${fsReason(err)}`, false);
+/**
+ * Relays `input` to `output`. 0 when the stream ended cleanly, 1 after a
+ * record error; throws IoError for a read or write error, OutputClosed when
+ * the reader of the output went away.
+ */
+async function relayStream(input: Input, output: Output, options: RelayOptions): Promise<number> {
+  const relay = createRelay(options);
+  const [fed, drained] = await Promise.allSettled([
+    pipeIterable(input.chunks as AsyncIterable<Uint8Array>, relay.writable),
+    drainInto(relay.readable, output.sink),
+  ]);
+  // The output first: once it failed, the input was only cancelled.
+  if (drained.status === 'rejected' && drained.reason instanceof SinkFailed) throw writeFailure(output.name, drained.reason);
+  if (fed.status === 'rejected' && fed.reason instanceof IoError) throw fed.reason;
+  await output.finish();
+  // What is left is the stream's own verdict: a record error stopped it.
+  const stopped = [fed, drained].some((r) => r.status === 'rejected' && r.reason instanceof RecordError);
+  if (!stopped && (fed.status === 'rejected' || drained.status === 'rejected')) {
+    throw fed.status === 'rejected' ? fed.reason : (drained as PromiseRejectedResult).reason;
   }
-  return createReadStream(resolved, { highWaterMark: 64 * 1024 });
-}
-
-async function openOutput(resolved: string, shown: string): Promise<Writable> {
-  const stream = createWriteStream(resolved);
-  await new Promise<void>((resolve, reject) => {
-    stream.once('open', () => resolve());
-    stream.once('error', (err) => reject(new UsageError(`relay: cannot write ${shown}: ${fsReason(err)}`, false)));
-  });
-  return stream;
+  return stopped ? 1 : 0;
 }
 
 async function serve(
   listen: Endpoint,
   upstream: Endpoint,
-  options: Parameters<typeof createRelay>[0],
-  report: (fault: RelayFault, connection?: number) => void,
+  options: Omit<TcpRelayOptions, 'upstream' | 'onFault'>,
+  report: (fault: ConnectionFault, connection?: number) => void,
   io: Io,
 ): Promise<number> {
   const server = createTcpRelay({ ...options, upstream, onFault: report });

@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { BACKEND_CHOICES } from '../backend/node.js';
 import { ENDPOINTS } from '../frame/endpoints.js';
-import { DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_OPEN_CHANNELS } from '../records/limits.js';
+import { DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_HELD_BYTES, DEFAULT_MAX_OPEN_CHANNELS } from '../records/limits.js';
+import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS } from '../relay/tcp.js';
 import { U32_MAX } from '../records/record.js';
 import { DEFAULT_VECTORS_DIR } from './conformance.js';
 import { size } from './output.js';
@@ -32,8 +33,8 @@ Usage:
         {"kind":"input-error","line":N,...}    the line is not hex; decoding
                                                goes on with the next line
 
-  mcp-frames inspect --endpoint NAME [--backend B] [--json]
-                     [--max-frame-bytes N] [--max-open-channels N] [FILE|-]
+  mcp-frames inspect --endpoint NAME [--backend B] [--json] [--max-frame-bytes N]
+                     [--max-open-channels N] [--max-held-bytes N] [FILE|-]
       Reads a record stream from FILE, or from stdin when FILE is absent or
       "-", and prints each channel's outcome as soon as it is known, then
       how the stream ended: a table, or with --json one JSON line each:
@@ -42,8 +43,10 @@ Usage:
         {"end":"ok"}  or  {"end":"record-error","reason":...,"offset":n}
 
   mcp-frames relay [--validate json|full|none] [--endpoint NAME] [--backend B]
-                   [--max-frame-bytes N] [--max-open-channels N] [IN [OUT]]
+                   [--max-frame-bytes N] [--max-open-channels N]
+                   [--max-held-bytes N] [IN [OUT]]
   mcp-frames relay --listen HOST:PORT --upstream HOST:PORT [same flags]
+                   [--connect-timeout S] [--idle-timeout S]
       Forwards every valid record byte for byte, from IN (or stdin) to OUT
       (or stdout), or from each TCP client's own upstream connection back to
       the client. A response whose frame fails is dropped and its finish goes
@@ -52,6 +55,14 @@ Usage:
       line on stderr. --validate json (default) checks the tag and strict
       JSON; full also the --endpoint schema; none only records and sequences.
       A TCP relay prints {"listening":...} on stderr and runs until SIGINT.
+      When upstream fails (refused, unreachable, unknown host, reset, a
+      stream cut inside a record, a record error, a timeout) the client gets
+      a finish for each open channel and then a reset, never a clean end,
+      and a line names the connection and the cause:
+        {"connection":n,"reason":"upstream-error","cause":"refused"|"reset"|
+         "unreachable"|"dns"|"timeout"|"error","code":...,"message":...}
+        {"connection":n,"reason":"upstream-timeout","phase":"connect"|"idle",
+         "afterMs":n}
 
   mcp-frames conformance [--backend B] [DIR]
       Answers the vectors in DIR/frames.json and DIR/streams.json, one line
@@ -77,19 +88,30 @@ ${wrap(BACKEND_CHOICES.join(', '), 26)}
                           from 0 up to ${U32_MAX} (2^32 - 1)
   --max-open-channels N   how many channels may be open at once (a response,
                           no finish yet); default ${DEFAULT_MAX_OPEN_CHANNELS}, from 1 up to ${U32_MAX}
+  --max-held-bytes N      the most payload bytes a stream may hold at once: the
+                          responses of open channels and the one being read;
+                          default ${DEFAULT_MAX_HELD_BYTES} (${size(DEFAULT_MAX_HELD_BYTES)}), from 0 up to 2^53 - 1
   Limits are whole numbers in decimal; breaking one is a record error
-  (oversize, too-many-channels) that stops the stream.
+  (oversize, too-many-channels, held-limit) that stops the stream.
+  --connect-timeout S     relay --listen: seconds upstream may take to accept a
+                          connection; default ${DEFAULT_CONNECT_TIMEOUT_MS / 1000}, 0 for the system's own
+  --idle-timeout S        relay --listen: seconds upstream may stay silent while
+                          a channel is open; default ${DEFAULT_IDLE_TIMEOUT_MS / 1000}, 0 for never
 
 Exit status:
   0  decode: every line was hex. inspect, relay: the stream ended ok.
      conformance: every vector answered exactly. help, --version.
+     Also when the reader of stdout went away (EPIPE: \`| head\`).
   1  decode: some line was not hex (its input-error line was printed).
      inspect, relay: a record error stopped the stream.
      conformance: some vector was not answered exactly.
   2  bad usage: an unknown command or flag, a missing or unknown --endpoint,
      decode without --hex, a bad limit, a backend that is not available
-     here, or a file that cannot be read. One line on stderr says which.
+     here, or an input that cannot be opened or is a directory (stdin
+     included). One line on stderr says which.
   70 a bug in mcp-frames: an unexpected error, with its stack on stderr.
+  74 a read or a write failed once the command had started (a full disk,
+     an I/O error): one line on stderr names the file and the cause.
   A frame error, a not-carried exchange or a sequence violation is an
   answer about the input, not a failure: it does not change the status.
 `;

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { loadBackend } from '../backend/node.js';
 import type { Backend } from '../backend/backend.js';
 import { createTcpRelay } from '../relay/tcp.js';
-import type { RelayFault } from '../relay/fault.js';
+import type { ConnectionFault } from '../relay/tcp.js';
 import { codecForMethod, createProxy } from './proxy.js';
 import { DemoClient, type Exchange } from './client.js';
 import { blobBytes, createDemoServer, HELLO, LISTING_SIZE, RESOURCE_NOT_FOUND } from './server.js';
@@ -67,7 +67,7 @@ async function main(): Promise<number> {
   const frames: Array<{ method: string; payload: Uint8Array }> = [];
   const proxy = await createProxy(mcp, { onExchange: (_c, method, payload) => payload && frames.push({ method, payload }) });
   const proxyPort = await listen(proxy.server);
-  const faults: RelayFault[] = [];
+  const faults: ConnectionFault[] = [];
   const relay = createTcpRelay({ upstream: { host: '127.0.0.1', port: proxyPort }, onFault: (f) => faults.push(f) });
   const relayPort = await listen(relay);
   const wasm = loadBackend('auto');

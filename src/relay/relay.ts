@@ -293,9 +293,13 @@ export class RelayCore implements RecordSink {
     return fault;
   }
 
-  /** Upstream failed: finish every open channel downstream, each reported incomplete. */
-  abort(): void {
-    if (!this.done) this.finishOpenChannels(true);
+  /**
+   * Upstream failed: finish every open channel downstream, each reported
+   * incomplete. `report` false: the reader of the output went away, so no
+   * finish can reach anyone, and no exchange is left waiting on our side.
+   */
+  abort(report = true): void {
+    if (!this.done) this.finishOpenChannels(report);
   }
 
   /** A record error: every open channel is finished downstream, and only the record error is reported. */
@@ -412,9 +416,9 @@ export function createRelay(options: RelayOptions = {}): Relay {
   const queue = output.stats;
 
   /** The output ends in `error`, after a finish for every open channel; the input then errors too. */
-  const fail = (error: unknown): never => {
+  const fail = (error: unknown, report = true): never => {
     try {
-      core.abort();
+      core.abort(report);
     } catch {
       // an onFault that throws again changes nothing now
     }
@@ -422,7 +426,7 @@ export function createRelay(options: RelayOptions = {}): Relay {
     throw error;
   };
   const stopIfCancelled = () => {
-    if (output.cancelled) fail(output.cancelled.reason);
+    if (output.cancelled) fail(output.cancelled.reason, false);
   };
 
   const writable = new WritableStream<Uint8Array>({
@@ -454,7 +458,7 @@ export function createRelay(options: RelayOptions = {}): Relay {
     },
     abort(reason) {
       try {
-        core.abort();
+        core.abort(!output.cancelled);
       } finally {
         output.errorAfterDrain(reason);
       }

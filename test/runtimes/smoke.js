@@ -77,7 +77,7 @@ export async function runSmoke(lib, vectors) {
       ]) {
         const where = `${label} streams.json '${v.name}' (${cut})`;
         try {
-          const events = lib.decodeStream(chunks, { endpoint: codecFor(lib, v), backend });
+          const events = lib.decodeStream(chunks, { endpoint: codecFor(lib, v), backend, ...v.limits });
           const got = answerStream(lib, events);
           check(sameStream(got, v.expect), `${where}: want ${JSON.stringify(v.expect)}, got ${JSON.stringify(got)}`);
         } catch (error) {

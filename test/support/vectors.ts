@@ -36,6 +36,8 @@ export type StreamEndExpect = { kind: 'ok' } | { kind: 'record-error'; reason: s
 export interface StreamVector {
   name: string;
   endpoint: string;
+  /** Limits other than the defaults, for this case only (spec/vectors/README.md). */
+  limits?: { maxFrameBytes?: number; maxOpenChannels?: number; maxHeldBytes?: number };
   hex: string;
   expect: { outcomes: StreamOutcome[]; end: StreamEndExpect };
 }
@@ -46,3 +48,18 @@ function read<T>(file: string): T[] {
 
 export const FRAME_VECTORS: readonly FrameVector[] = read<FrameVector>('frames.json');
 export const STREAM_VECTORS: readonly StreamVector[] = read<StreamVector>('streams.json');
+
+/** The vector's limits as CLI flags (--max-frame-bytes and the rest); none for the defaults. */
+export function limitFlags(v: StreamVector): string[] {
+  const { maxFrameBytes, maxOpenChannels, maxHeldBytes } = v.limits ?? {};
+  return [
+    ...(maxFrameBytes === undefined ? [] : ['--max-frame-bytes', String(maxFrameBytes)]),
+    ...(maxOpenChannels === undefined ? [] : ['--max-open-channels', String(maxOpenChannels)]),
+    ...(maxHeldBytes === undefined ? [] : ['--max-held-bytes', String(maxHeldBytes)]),
+  ];
+}
+
+/** The vector's limits with the defaults filled in: what the relay model takes. */
+export function modelLimits(v: StreamVector): [maxFrameBytes: number, maxOpenChannels: number, maxHeldBytes: number] {
+  return [v.limits?.maxFrameBytes ?? 16 * 1024 * 1024, v.limits?.maxOpenChannels ?? 4096, v.limits?.maxHeldBytes ?? 64 * 1024 * 1024];
+}

@@ -1,0 +1,98 @@
+// Writing to a Node writable (a socket, stdout, a file) at the pace it takes bytes, and knowing when it failed.
+//
+// # Await the drain, never buffer ahead
+//
+// While `write` answers false the writer waits for 'drain', so what is in
+// flight stays within the writable's own high-water mark. The wait also
+// ends on 'error' and 'close': a writable that has gone away never drains.
+//
+// # A failed write is an error, not an end
+//
+// A writable that errors (ENOSPC on a full disk, EIO, EPIPE when the reader
+// of a pipe has gone) or closes early is reported as SinkFailed, carrying
+// the writable's own error, so that a caller can tell "the output went
+// away" from "everything was written" and choose its exit status: quiet for
+// EPIPE, an I/O error for the rest.
+
+import type { Writable } from 'node:stream';
+
+/** The writable failed or closed before everything was written. `cause` is its error, if it gave one. */
+export class SinkFailed extends Error {
+  override readonly name = 'SinkFailed';
+  /** The system's error code ('EPIPE', 'ENOSPC', ...), when the writable gave one. */
+  readonly code?: string;
+  constructor(cause: Error | null) {
+    super(cause ? cause.message : 'the output was closed before everything was written', cause ? { cause } : undefined);
+    const code = (cause as { code?: unknown } | null)?.code;
+    if (typeof code === 'string') this.code = code;
+  }
+}
+
+/** The part of a Node writable this file uses. */
+export type Sink = Pick<Writable, 'write' | 'on' | 'off' | 'destroyed'>;
+
+/**
+ * Watches `sink` for 'error' and 'close' until `stop()`: `failure()` is the
+ * SinkFailed to report once either has happened, else null.
+ */
+export function watchSink(sink: Sink): { failure(): SinkFailed | null; stop(): void } {
+  let failure: SinkFailed | null = null;
+  const onError = (error: Error) => {
+    failure ??= new SinkFailed(error);
+  };
+  const onClose = () => {
+    failure ??= new SinkFailed(null);
+  };
+  sink.on('error', onError);
+  sink.on('close', onClose);
+  return {
+    failure: () => failure ?? (sink.destroyed ? new SinkFailed(null) : null),
+    stop() {
+      sink.off('error', onError);
+      sink.off('close', onClose);
+    },
+  };
+}
+
+/** Resolves once `sink` drains, errors or closes (whichever comes first). */
+export function drained(sink: Sink): Promise<void> {
+  return new Promise((resolve) => {
+    const settle = () => {
+      sink.off('drain', settle);
+      sink.off('error', settle);
+      sink.off('close', settle);
+      resolve();
+    };
+    sink.on('drain', settle);
+    sink.on('error', settle);
+    sink.on('close', settle);
+  });
+}
+
+/**
+ * Writes a Web ReadableStream into a Node writable, waiting for 'drain'
+ * when it is full. Resolves when the readable ended and every chunk was
+ * handed to the writable. When the writable fails or goes away first, the
+ * readable is cancelled (so its writer stops too, instead of both waiting
+ * for a 'drain' that never comes) and the promise rejects with SinkFailed.
+ * When the readable errors, the promise rejects with that error.
+ */
+export async function drainInto(readable: ReadableStream<Uint8Array>, sink: Sink): Promise<void> {
+  const watch = watchSink(sink);
+  const reader = readable.getReader();
+  try {
+    for (;;) {
+      const failure = watch.failure();
+      if (failure) {
+        await reader.cancel(failure);
+        throw failure;
+      }
+      const { done, value } = await reader.read();
+      if (done) return;
+      if (!sink.write(value)) await drained(sink);
+    }
+  } finally {
+    watch.stop();
+    reader.releaseLock();
+  }
+}
