@@ -41,7 +41,12 @@ if (!/^\d+$/.test(seed) || Number(seed) >= 2 ** 31) {
 }
 console.error(`fuzz: ${Number(count).toLocaleString('en')} cases, seed ${seed}${values.backends ? `, backends ${values.backends}` : ''}`);
 const vitest = path.join(root, 'node_modules', '.bin', 'vitest');
-const env = { ...process.env, MCP_FRAMES_FUZZ_COUNT: count, MCP_FRAMES_SEED: seed, MCP_FRAMES_FUZZ_PROGRESS: '1' };
-if (values.backends) env.MCP_FRAMES_BACKENDS = values.backends;
+const env = {
+  ...process.env,
+  MCP_FRAMES_FUZZ_COUNT: count,
+  MCP_FRAMES_SEED: seed,
+  MCP_FRAMES_FUZZ_PROGRESS: '1',
+  ...(values.backends ? { MCP_FRAMES_BACKENDS: values.backends } : {}),
+};
 const run = spawnSync(vitest, ['run', 'test/fuzz.test.ts', '--testTimeout', '0'], { cwd: root, env, stdio: 'inherit' });
 process.exit(run.status ?? 1);

@@ -115,7 +115,7 @@ function slug(rng) {
 // ---------------------------------------------------------------------------
 // Frames.
 
-function frameBytes(tag, value) {
+export function frameBytes(tag, value) {
   const text = JSON.stringify(value);
   const body = encoder.encode(text);
   const out = new Uint8Array(1 + body.length);
@@ -164,7 +164,7 @@ function listingSmall(rng) {
 }
 
 /** 100 resources; drawn again (rarely) until they fit in 16 KiB, then padded to exactly that. */
-function listingMedium(rng) {
+export function listingMedium(rng) {
   for (;;) {
     const resources = [];
     for (let k = 0; k < 100; k++) resources.push(resource(rng, k));
@@ -213,7 +213,7 @@ function base64(bytes) {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('base64');
 }
 
-function blobRead(rng, target) {
+export function blobRead(rng, target) {
   const shell = (uri, blob) => ({ contents: [{ uri, mimeType: 'application/octet-stream', blob }] });
   const overhead = frameBytes(TAG_RESULT, shell('file:///srv/blobs/archive.bin', '')).length;
   const chars = Math.floor((target - overhead) / 4) * 4;

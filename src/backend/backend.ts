@@ -2,12 +2,13 @@
 //
 // A backend answers two questions about bytes without building JS values:
 // is this payload a frame whose body is strict JSON text (verifyFrame), and
-// where are the records in this stream (createReader). Everything that
-// builds values (JSON.parse, the SDK schema) is shared TypeScript on top,
-// so the backends can differ only where the differential test looks.
+// where are the records in these bytes (its scan kernel, which the one
+// record reader of src/records/reader.ts drives). Everything that builds
+// values (JSON.parse, the SDK schema) is shared TypeScript on top, so the
+// backends can differ only where the differential test looks.
 
 import { Status } from './status.js';
-import type { RecordReader, RecordSink, ReaderLimits } from '../records/reader.js';
+import type { ReaderLimits, RecordReader, RecordSink, ScanKernel } from '../records/reader.js';
 
 export type BackendName = 'js' | 'wasm-simd' | 'wasm-scalar';
 
@@ -27,6 +28,16 @@ export interface Backend {
   readonly name: BackendName;
   /** Tag dispatch and rule 4.1 over a whole payload. null when both hold. */
   verifyFrame(payload: Uint8Array): FrameFault | null;
-  /** A reader for one record stream, reporting to `sink`. */
+  /** A scan kernel for one reader. */
+  createKernel(): ScanKernel;
+  /** A reader for one record stream over this backend's kernel, reporting to `sink`. */
   createReader(limits: ReaderLimits, sink: RecordSink): RecordReader;
+}
+
+/** The fault a status names (null for Status.Ok): the shared objects for the two frame faults, a new one for a body fault. */
+export function frameFault(status: number, offset: number): FrameFault | null {
+  if (status === Status.Ok) return null;
+  if (status === Status.Empty) return EMPTY_PAYLOAD;
+  if (status === Status.UnknownTag) return UNKNOWN_TAG;
+  return { status: status as Status, offset };
 }

@@ -1,32 +1,54 @@
-// Finding records in chunks split at any byte (WIRE.md section 3), on the
-// pure-JS path.
+// Finding records in chunks split at any byte (WIRE.md section 3): the one record reader, over any backend's scan kernel.
+//
+// # Who does what
+//
+// A backend supplies only a scan kernel: given bytes, it finds the whole
+// records in them, checks each header (kind, a finish's zero length, the
+// frame limit) and, when asked, each response's frame, writes one entry per
+// record into a table, and says why it stopped (the end, a record cut by
+// the end, a record error, a full table). The kernel of the WebAssembly
+// backend does that in the core, in one call per run of bytes; the pure-JS
+// kernel does it in place. Everything between chunks happens here, once,
+// for both: windows, the record cut across chunks, truncation, the offsets
+// in the stream, and delivery to the sink in stream order.
 //
 // # Checked from the header, before anything is buffered
 //
-// A record whose header is all in hand is judged at once: its kind, a
-// finish's zero length, the frame limit, and (through the sink, which knows
-// the open channels) the channel and held limits. Only then is a payload that runs past
-// the chunk held (src/records/held-bytes.ts). A record that is
-// whole inside a chunk is handed on as a view of that chunk, with no copy.
+// A cut record's header is judged as soon as it is whole, by the kernel,
+// and then by the sink, which knows the open channels (the channel and held
+// limits). Only then are its payload bytes kept. A record that is whole
+// inside a chunk is handed on where it lies, with no copy.
 //
 // # Incomplete is not malformed
 //
 // A record cut at the end of a chunk is waited for. Only end() turns a cut
 // record into the record error `truncated`.
+//
+// PERF NOTES: the bet is that most bytes come in records that are whole in
+// their chunk (scanned in one kernel call, delivered with no allocation) or
+// in long records cut across many chunks (each chunk appended to one
+// reused buffer with one copy, the record scanned once when whole). Per
+// record, JS reads six integers from the table and makes one sink call;
+// payloads are passed as (bytes, start, length), never as a new view.
 
 import { Status } from '../backend/status.js';
-import type { FrameFault } from '../backend/backend.js';
-import { HEADER_SIZE, KIND_FINISH, KIND_RESPONSE, readU32 } from './record.js';
-import { recordFault, type RecordFault } from './record-error.js';
-import { HeldBytes } from './held-bytes.js';
+import { HeldRecord } from './held-record.js';
+import { HEADER_SIZE, KIND_FINISH } from './record.js';
+import { type RecordFault, recordFault } from './record-error.js';
+
+/** A response's status when the reader was not asked to check frames. */
+export const NOT_VERIFIED = -1;
+
+/** i32 fields per table entry: kind, channel, record offset, payload length, status, fault offset. */
+export const ENTRY_FIELDS = 6;
 
 export interface ReaderLimits {
   /** The largest payload a response may declare (WIRE.md section 6). */
   readonly maxFrameBytes: number;
   /**
-   * Whether the reader should check each response's frame as it reads it,
-   * when it can do so cheaply (the core can, in the same call). Default
-   * true; a relay that validates nothing turns it off.
+   * Whether to check each response's frame (tag and rule 4.1) as it is
+   * read: the kernel does it in the same pass. Default true; a relay that
+   * validates nothing turns it off.
    */
   readonly verify?: boolean;
 }
@@ -41,128 +63,264 @@ export interface RecordSink {
    */
   admit(channel: number, length: number): number;
   /**
-   * A whole response. `payload` may be a view into the caller's chunk: it is
-   * valid only during the call. `fault` is the backend's verdict on the
-   * frame when the reader checked it, or undefined when it did not.
+   * A whole response at stream offset `offset`. Its payload is
+   * `bytes[start, start + length)`, valid only during the call (it may lie
+   * in the caller's chunk, or in memory the reader reuses). `status` is the
+   * frame's verdict (Status.Ok or a frame fault, whose payload offset is
+   * `faultOffset`), or NOT_VERIFIED.
    */
-  response(channel: number, payload: Uint8Array, offset: number, fault: FrameFault | null | undefined): void;
-  /** A finish for `channel`. */
+  response(channel: number, offset: number, bytes: Uint8Array, start: number, length: number, status: number, faultOffset: number): void;
+  /** A finish for `channel` at stream offset `offset`. */
   finish(channel: number, offset: number): void;
 }
 
-export interface RecordReader {
-  /** Reads a chunk. Returns the record error that stops the stream, or null. */
-  push(chunk: Uint8Array): RecordFault | null;
-  /** The stream ended: `truncated` when a record was cut, else null. */
-  end(): RecordFault | null;
-  /** Bytes of the stream taken in so far. */
-  readonly position: number;
+/** What one kernel call found: entries in `table`, offsets relative to where the scan started. */
+export interface Scan {
+  /** Entries written. */
+  count: number;
+  /** count × ENTRY_FIELDS integers. */
+  readonly table: Int32Array;
+  /** Why the scan stopped: a status; the stop offset; and for a response cut after its header, 1, its channel and its length. */
+  readonly stop: Int32Array;
+  /** Where the scanned bytes lie now, and the index in it where the scan started. */
+  readonly bytes: Uint8Array;
+  readonly base: number;
+  /** Scans on from the stop offset (after Status.TableFull), over the same bytes. */
+  more(): void;
+  /** The entries were read: the kernel may reuse its memory. Calling it again does nothing. */
+  done(): void;
 }
 
-export class JsRecordReader implements RecordReader {
-  /** Stream offset of the record being read (the next one, between records). */
-  private recordOffset = 0;
-  private readonly header = new Uint8Array(HEADER_SIZE);
-  private headerFill = 0;
-  /** The payload of a response that runs past a chunk, as it arrives. */
-  private payload: HeldBytes | null = null;
-  private channel = 0;
+/** A record cut across chunks, held by the kernel where it will scan it. */
+export interface InPlaceRecord {
+  /** Bytes held so far. */
+  readonly length: number;
+  append(bytes: Uint8Array, start: number, end: number): void;
+  /** Scans the whole record where it lies; the Scan's done() lets the place go. */
+  scan(maxFrame: number, verify: boolean): Scan;
+  /** Lets the place go without scanning (the stream stopped). */
+  release(): void;
+}
+
+/** A backend's record scanner. */
+export interface ScanKernel {
+  /** Scans the records in bytes[from, to). */
+  scan(bytes: Uint8Array, from: number, to: number, maxFrame: number, verify: boolean): Scan;
+  /** The most bytes one scan should take, for this frame limit; a record never spans two windows of a chunk. */
+  window(maxFrame: number): number;
+  /**
+   * Optional: holds a long cut record where the kernel scans, starting with
+   * prefix[start, end), so that its bytes are copied once. null when it
+   * cannot now; the reader then holds the record itself.
+   */
+  holdInPlace?(prefix: Uint8Array, start: number, end: number): InPlaceRecord | null;
+}
+
+/** A cut record this long or longer is held by the kernel in place, when it can. */
+const IN_PLACE_FROM = 64 * 1024;
+
+export class RecordReader {
+  /** Stream offset of the next byte not yet in a whole record or the held record. */
+  private base = 0;
+  /** The record cut across chunks, as it arrives: in the reader's buffer, or in the kernel's place. */
+  private readonly held = new HeldRecord();
+  private inPlace: InPlaceRecord | null = null;
+  /** The held record's whole size once its header is judged, else 0 (fewer than 9 bytes held). */
+  private need = 0;
   private failed: RecordFault | null = null;
+  private readonly verify: boolean;
 
   constructor(
+    private readonly kernel: ScanKernel,
     private readonly limits: ReaderLimits,
     private readonly sink: RecordSink,
-  ) {}
-
-  get position(): number {
-    return this.recordOffset + (this.payload ? HEADER_SIZE + this.payload.length : this.headerFill);
+  ) {
+    this.verify = limits.verify ?? true;
   }
 
-  private fail(status: number): RecordFault {
-    this.failed = recordFault(status, this.recordOffset);
+  /** Bytes of the stream taken in so far. */
+  get position(): number {
+    return this.base + this.heldLength();
+  }
+
+  private heldLength(): number {
+    return this.inPlace ? this.inPlace.length : this.held.length;
+  }
+
+  /** Bytes of memory the reader's own buffer holds now (for the bound tests; a record held in place is the kernel's). */
+  get heldCapacity(): number {
+    return this.held.capacity;
+  }
+
+  private fail(status: number, offset: number): RecordFault {
+    this.failed = recordFault(status, offset);
+    this.held.clear();
+    this.inPlace?.release();
+    this.inPlace = null;
+    return this.failed;
+  }
+
+  /** Reads a chunk. Returns the record error that stops the stream, or null. */
+  push(chunk: Uint8Array): RecordFault | null {
+    if (this.failed) return this.failed;
+    let from = this.heldLength() > 0 ? this.fillHeld(chunk) : 0;
+    if (this.failed || this.heldLength() > 0) return this.failed;
+    const window = this.kernel.window(this.limits.maxFrameBytes);
+    const chunkBase = this.base - from;
+    while (from < chunk.length && !this.failed) {
+      const to = chunk.length - from <= window ? chunk.length : from + window;
+      from = this.scanRun(chunk, from, to, chunkBase);
+    }
     return this.failed;
   }
 
   /**
-   * Judges a whole header: a status, and the payload length to read, which
-   * is -1 for a finish.
+   * Scans chunk[from, to), delivers its records, and holds a record cut at
+   * the chunk's end. Returns where the next run starts: `to`, or the start
+   * of a record the window cut.
    */
-  private judge(kind: number, channel: number, length: number): { status: number; length: number } {
-    if (kind === KIND_FINISH) {
-      if (length !== 0) return { status: Status.BadFinish, length };
-      return { status: Status.Ok, length: -1 };
-    }
-    if (length > this.limits.maxFrameBytes) return { status: Status.Oversize, length };
-    return { status: this.sink.admit(channel, length), length };
-  }
-
-  push(chunk: Uint8Array): RecordFault | null {
-    if (this.failed) return this.failed;
-    const n = chunk.length;
-    let i = 0;
-    while (i < n) {
-      if (this.payload !== null) {
-        // Filling a payload that was cut.
-        const take = Math.min(this.payload.missing, n - i);
-        this.payload.append(chunk.subarray(i, i + take));
-        i += take;
-        if (this.payload.missing === 0) {
-          const payload = this.payload.bytes();
-          this.payload = null;
-          this.completeResponse(payload);
+  private scanRun(chunk: Uint8Array, from: number, to: number, chunkBase: number): number {
+    const scan = this.kernel.scan(chunk, from, to, this.limits.maxFrameBytes, this.verify);
+    try {
+      for (let start = from; ; ) {
+        if (!this.deliver(scan, chunkBase + start)) return to;
+        const stop = scan.stop;
+        const at = start + (stop[1] >>> 0);
+        switch (stop[0]) {
+          case Status.TableFull:
+            start = at;
+            scan.more();
+            continue;
+          case Status.Ok:
+            this.base = chunkBase + to;
+            return to;
+          case Status.Incomplete:
+            this.base = chunkBase + at;
+            // A window cut it, not the chunk: the next window starts there.
+            if (to < chunk.length) return at;
+            if (stop[2] !== 0 && !this.admit(stop[3] >>> 0, stop[4] >>> 0, this.base)) return to;
+            this.need = stop[2] !== 0 ? HEADER_SIZE + (stop[4] >>> 0) : 0;
+            // The scan's memory goes back first: the kernel may hold the record in it.
+            scan.done();
+            this.hold(chunk, at, to);
+            return to;
+          default:
+            this.fail(stop[0], chunkBase + at);
+            return to;
         }
-        continue;
       }
-
-      let kind: number;
-      let channel: number;
-      let length: number;
-      if (this.headerFill === 0 && n - i >= HEADER_SIZE) {
-        // The whole header is in this chunk.
-        kind = chunk[i];
-        if (kind !== KIND_RESPONSE && kind !== KIND_FINISH) return this.fail(Status.BadKind);
-        channel = readU32(chunk, i + 1);
-        length = readU32(chunk, i + 5);
-        i += HEADER_SIZE;
-      } else {
-        // A header cut across chunks: gather it byte by byte.
-        while (this.headerFill < HEADER_SIZE && i < n) this.header[this.headerFill++] = chunk[i++];
-        kind = this.header[0];
-        if (kind !== KIND_RESPONSE && kind !== KIND_FINISH) return this.fail(Status.BadKind);
-        if (this.headerFill < HEADER_SIZE) break;
-        channel = readU32(this.header, 1);
-        length = readU32(this.header, 5);
-        this.headerFill = 0;
-      }
-
-      const verdict = this.judge(kind, channel, length);
-      if (verdict.status !== Status.Ok) return this.fail(verdict.status);
-      if (verdict.length < 0) {
-        this.sink.finish(channel, this.recordOffset);
-        this.recordOffset += HEADER_SIZE;
-        continue;
-      }
-      this.channel = channel;
-      if (n - i >= length) {
-        // The whole payload is in this chunk: a view, no copy.
-        i += length;
-        this.completeResponse(chunk.subarray(i - length, i));
-      } else {
-        this.payload = new HeldBytes(length);
-      }
+    } finally {
+      scan.done();
     }
-    return null;
   }
 
-  private completeResponse(payload: Uint8Array): void {
-    const offset = this.recordOffset;
-    this.recordOffset += HEADER_SIZE + payload.length;
-    this.sink.response(this.channel, payload, offset, undefined);
+  /** Starts holding a cut record with bytes[start, end): in the kernel's place when it is long and the kernel can. */
+  private hold(bytes: Uint8Array, start: number, end: number): void {
+    if (this.need >= IN_PLACE_FROM && this.kernel.holdInPlace) this.inPlace = this.kernel.holdInPlace(bytes, start, end);
+    this.held.begin();
+    if (!this.inPlace) this.held.append(bytes, start, end);
   }
 
+  /** The sink's verdict on a response header; false (and failed) when it refuses. */
+  private admit(channel: number, length: number, offset: number): boolean {
+    const status = this.sink.admit(channel, length);
+    if (status === Status.Ok) return true;
+    this.fail(status, offset);
+    return false;
+  }
+
+  /**
+   * Feeds the held record from the chunk's start: first its header (judged
+   * by the kernel once it is whole), then its payload. Delivers it when it
+   * is whole. Returns how many bytes of the chunk it took.
+   */
+  private fillHeld(chunk: Uint8Array): number {
+    let i = 0;
+    if (this.need === 0) {
+      i = Math.min(HEADER_SIZE - this.held.length, chunk.length);
+      this.held.append(chunk, 0, i);
+      if (this.held.length < HEADER_SIZE) return i;
+      // The header is whole: the kernel judges it as it judges any record.
+      if (!this.judgeHeldHeader()) return i;
+      if (this.heldLength() === 0) return i; // it was a whole record by itself (a finish, an empty response)
+    }
+    const take = Math.min(this.need - this.heldLength(), chunk.length - i);
+    if (this.inPlace) this.inPlace.append(chunk, i, i + take);
+    else this.held.append(chunk, i, i + take);
+    i += take;
+    if (this.heldLength() === this.need) this.completeHeld();
+    return i;
+  }
+
+  /** Judges the held header; sets `need`, or delivers a header-only record. False when the stream stopped. */
+  private judgeHeldHeader(): boolean {
+    const scan = this.kernel.scan(this.held.buffer, 0, HEADER_SIZE, this.limits.maxFrameBytes, this.verify);
+    try {
+      if (!this.deliver(scan, this.base)) return false;
+      const stop = scan.stop;
+      if (stop[0] === Status.Ok) {
+        this.base += HEADER_SIZE;
+        this.held.reset();
+        return true;
+      }
+      if (stop[0] !== Status.Incomplete) {
+        this.fail(stop[0], this.base);
+        return false;
+      }
+      if (!this.admit(stop[3] >>> 0, stop[4] >>> 0, this.base)) return false;
+      this.need = HEADER_SIZE + (stop[4] >>> 0);
+      // The header is all that is held so far; a long record moves to the kernel's place now.
+      if (this.need >= IN_PLACE_FROM && this.kernel.holdInPlace) this.hold(this.held.buffer, 0, HEADER_SIZE);
+      return true;
+    } finally {
+      scan.done();
+    }
+  }
+
+  /** The held record is whole: scan it (the frame is checked now) and deliver it. */
+  private completeHeld(): void {
+    const inPlace = this.inPlace;
+    this.inPlace = null;
+    const scan = inPlace
+      ? inPlace.scan(this.limits.maxFrameBytes, this.verify)
+      : this.kernel.scan(this.held.buffer, 0, this.need, this.limits.maxFrameBytes, this.verify);
+    try {
+      if (!this.deliver(scan, this.base)) return;
+      if (scan.stop[0] !== Status.Ok) {
+        this.fail(scan.stop[0], this.base);
+        return;
+      }
+    } finally {
+      scan.done();
+    }
+    this.base += this.need;
+    this.need = 0;
+    this.held.reset();
+  }
+
+  /** Hands the scan's entries to the sink, in order. False when the sink stopped the stream. */
+  private deliver(scan: Scan, streamBase: number): boolean {
+    const { table, count, bytes, base } = scan;
+    const sink = this.sink;
+    const verify = this.verify;
+    for (let k = 0, e = 0; k < count; k++, e += ENTRY_FIELDS) {
+      const channel = table[e + 1] >>> 0;
+      const at = table[e + 2] >>> 0;
+      if (table[e] === KIND_FINISH) {
+        sink.finish(channel, streamBase + at);
+        continue;
+      }
+      const length = table[e + 3] >>> 0;
+      if (!this.admit(channel, length, streamBase + at)) return false;
+      sink.response(channel, streamBase + at, bytes, base + at + HEADER_SIZE, length, verify ? table[e + 4] : NOT_VERIFIED, table[e + 5]);
+    }
+    return true;
+  }
+
+  /** The stream ended: `truncated` when a record was cut, else null. */
   end(): RecordFault | null {
     if (this.failed) return this.failed;
-    if (this.headerFill > 0 || this.payload !== null) return this.fail(Status.Truncated);
+    if (this.heldLength() > 0) return this.fail(Status.Truncated, this.base);
     return null;
   }
 }

@@ -15,12 +15,12 @@
 // the outcome waits for the finish. A second response turns the channel into
 // a sequence violation and is dropped, as are any after it.
 
-import type { Backend, FrameFault } from '../backend/backend.js';
+import { type Backend, frameFault } from '../backend/backend.js';
 import type { FrameCodec } from '../frame/codec.js';
 import type { Frame } from '../frame/frame.js';
 import { FrameError } from '../frame/frame-error.js';
 import { OpenChannels } from './open-channels.js';
-import type { RecordSink } from './reader.js';
+import { NOT_VERIFIED, type RecordSink } from './reader.js';
 import type { Outcome } from './outcome.js';
 
 /** The codec of each channel's endpoint, chosen by the caller. */
@@ -54,15 +54,16 @@ export class ChannelSequence<R> implements RecordSink {
     return this.open.admit(channel, length);
   }
 
-  response(channel: number, payload: Uint8Array, offset: number, fault: FrameFault | null | undefined): void {
-    this.onRecord?.({ kind: 'response', channel, offset, length: payload.length });
+  response(channel: number, offset: number, bytes: Uint8Array, start: number, length: number, status: number, faultOffset: number): void {
+    this.onRecord?.({ kind: 'response', channel, offset, length });
     if (this.open.has(channel)) {
       this.open.set(channel, null);
       return;
     }
+    const payload = bytes.subarray(start, start + length);
     const codec = typeof this.codecs === 'function' ? this.codecs(channel) : this.codecs;
-    const frame = codec.build(payload, fault === undefined ? this.backend.verifyFrame(payload) : fault);
-    this.open.open(channel, payload.length, frame);
+    const frame = codec.build(payload, status === NOT_VERIFIED ? this.backend.verifyFrame(payload) : frameFault(status, faultOffset));
+    this.open.open(channel, length, frame);
   }
 
   finish(channel: number, offset: number): void {

@@ -23,14 +23,15 @@
 // of 9-byte finishes, costs memory and queue slots in proportion to its
 // bytes, not to its chunks.
 
-import type { Backend, FrameFault } from '../backend/backend.js';
+import { type Backend, frameFault } from '../backend/backend.js';
+import { Status } from '../backend/status.js';
 import { defaultBackend } from '../backend/default.js';
 import type { FrameCodec } from '../frame/codec.js';
 import { toFrameError } from '../frame/codec.js';
 import { FrameError } from '../frame/frame-error.js';
 import { resolveLimits, type StreamLimits } from '../records/limits.js';
 import { OpenChannels } from '../records/open-channels.js';
-import type { RecordReader, RecordSink } from '../records/reader.js';
+import { NOT_VERIFIED, type RecordReader, type RecordSink } from '../records/reader.js';
 import { RecordError, type RecordFault } from '../records/record-error.js';
 import { encodeFinish, HEADER_SIZE } from '../records/record.js';
 import type { RelayFault } from './fault.js';
@@ -330,25 +331,25 @@ export class RelayCore implements RecordSink {
     return this.open.admit(channel, length);
   }
 
-  response(channel: number, payload: Uint8Array, offset: number, fault: FrameFault | null | undefined): void {
+  response(channel: number, offset: number, bytes: Uint8Array, start: number, length: number, status: number, faultOffset: number): void {
     this.stats.responsesIn++;
-    this.lastEnd = offset + HEADER_SIZE + payload.length;
+    this.lastEnd = offset + HEADER_SIZE + length;
     if (this.open.has(channel)) {
       this.report({ reason: 'sequence-violation', channel, offset });
       this.pending.clear();
       return;
     }
-    this.open.open(channel, payload.length, offset);
+    this.open.open(channel, length, offset);
     this.stats.openChannels = this.open.size;
     this.stats.heldBytes = this.open.held;
-    const failed = this.judge(channel, payload, fault);
+    const failed = this.judge(channel, bytes, start, length, status, faultOffset);
     if (failed) {
       this.report({ reason: 'frame-error', channel, offset, frame: failed.toJSON() });
       this.pending.clear();
       return;
     }
     this.stats.responsesOut++;
-    this.pass(offset, HEADER_SIZE + payload.length);
+    this.pass(offset, HEADER_SIZE + length);
   }
 
   finish(channel: number, offset: number): void {
@@ -361,11 +362,13 @@ export class RelayCore implements RecordSink {
     this.pass(offset, HEADER_SIZE);
   }
 
-  /** The frame's failure, or null when it passes at the configured level. */
-  private judge(channel: number, payload: Uint8Array, fault: FrameFault | null | undefined): FrameError | null {
+  /** The frame's failure, or null when it passes at the configured level. On the valid 'json' path it builds nothing. */
+  private judge(channel: number, bytes: Uint8Array, start: number, length: number, status: number, faultOffset: number): FrameError | null {
     const level = this.level;
     if (level === 'none') return null;
-    const verdict = fault === undefined ? this.backend.verifyFrame(payload) : fault;
+    if (status === Status.Ok && level === 'json') return null;
+    const payload = bytes.subarray(start, start + length);
+    const verdict = status === NOT_VERIFIED ? this.backend.verifyFrame(payload) : frameFault(status, faultOffset);
     if (verdict) return toFrameError(verdict, payload);
     if (level === 'json') return null;
     const endpoint = this.options.endpoint!;

@@ -3,32 +3,65 @@
 // # One memory, lent out
 //
 // A backend holds one core instance, with one memory, and lends it to each
-// call: verifyFrame, or one reader's push. A call made while the core is
-// lent (a sink that feeds a second decoder from inside a callback) gets a
-// second instance of the same compiled module rather than a clobbered
-// scratch region; in the ordinary case there is only ever the one.
+// call: verifyFrame, or one scan of the record reader. A call made while the
+// core is lent (a sink that feeds a second decoder from inside a callback)
+// gets a second instance of the same compiled module rather than a
+// clobbered scratch region; in the ordinary case there is only ever the one.
+//
+// # The scan kernel
+//
+// Each scan copies its run of bytes once into scratch, where the core reads
+// them, and the core writes one table entry per record (assembly/records.ts).
+// The reader (src/records/reader.ts) reads the entries while the core is
+// lent, then gives it back. A long record cut across chunks is held in the
+// scratch of a core leased for it (CorePool below): each chunk's bytes are
+// copied once, to where the core will scan them when the record is whole.
 
+import { type InPlaceRecord, RecordReader, type Scan, type ScanKernel } from '../../records/reader.js';
+import { HEADER_SIZE } from '../../records/record.js';
+import { type Backend, type BackendName, frameFault } from '../backend.js';
 import { Status } from '../status.js';
-import { EMPTY_PAYLOAD, UNKNOWN_TAG, type Backend, type BackendName, type FrameFault } from '../backend.js';
-import type { RecordReader, RecordSink, ReaderLimits } from '../../records/reader.js';
-import { recordFault, type RecordFault } from '../../records/record-error.js';
-import { HEADER_SIZE, KIND_FINISH } from '../../records/record.js';
 import { Core } from './core.js';
-import { HeldBytes } from '../../records/held-bytes.js';
 
-function frameFault(status: number, offset: number): FrameFault | null {
-  if (status === Status.Ok) return null;
-  if (status === Status.Empty) return EMPTY_PAYLOAD;
-  if (status === Status.UnknownTag) return UNKNOWN_TAG;
-  return { status: status as Status, offset };
-}
+/** Most cores lent out at once to hold records in place; beyond that, cut records wait in JS. */
+const MAX_LEASED = 8;
+/** A free core this small is always kept. */
+const KEEP_BELOW = 4 * 1024 * 1024;
+/** How many lendings "recent" spans, for the shrink rule. */
+const RECENT = 16;
 
 /**
- * Core instances of one module: one for each level of nesting seen so far,
- * at most two kept (deeper nesting makes throwaway instances).
+ * Core instances of one module: at most two kept free (deeper nesting, and
+ * leases beyond them, make throwaway instances).
+ *
+ * # Lent for a call, or leased for a record
+ *
+ * acquire/release lend a core for one call. lease/endLease lend one for as
+ * long as a record cut across chunks takes to arrive, so its bytes go
+ * straight into scratch, once, where the core will scan them. Leases are
+ * taken only from free cores and at most MAX_LEASED at a time: a relay with
+ * thousands of streams never makes thousands of instances (whose memories
+ * can only grow); the streams past the cap hold their records in JS.
+ *
+ * # Memory shrinks back after an outsized record
+ *
+ * WebAssembly memory never shrinks, so a released core whose memory is more
+ * than twice what recent lendings needed (and more than KEEP_BELOW) is let
+ * go instead of kept, and the next lending makes a fresh, small one.
  */
 export class CorePool {
   private readonly free: Core[] = [];
+  private leased = 0;
+  /** A lease whose reader was dropped mid-record (never ended) is counted back when the reader is collected. */
+  private readonly abandoned =
+    typeof FinalizationRegistry === 'function'
+      ? new FinalizationRegistry<null>(() => {
+          this.leased--;
+        })
+      : null;
+  private peak = 0;
+  private lastPeak = 0;
+  private lendings = 0;
 
   constructor(private readonly module: WebAssembly.Module) {
     this.free.push(this.create());
@@ -43,9 +76,157 @@ export class CorePool {
   }
 
   release(core: Core): void {
+    this.peak = Math.max(this.peak, core.peak);
+    if (++this.lendings === RECENT) {
+      this.lastPeak = this.peak;
+      this.peak = 0;
+      this.lendings = 0;
+    }
+    const recent = Math.max(this.peak, this.lastPeak);
+    core.peak = 0;
+    if (core.capacity > KEEP_BELOW && core.capacity > 2 * recent) return;
     if (this.free.length < 2) this.free.push(core);
   }
+
+  /** A free core for a record held in place, or null when none is free or the cap is reached. `holder` is watched for being dropped. */
+  lease(holder: object): Core | null {
+    if (this.leased >= MAX_LEASED || this.free.length === 0) return null;
+    this.leased++;
+    this.abandoned?.register(holder, null, holder);
+    return this.free.pop()!;
+  }
+
+  endLease(core: Core, holder: object): void {
+    this.abandoned?.unregister(holder);
+    this.leased--;
+    this.release(core);
+  }
 }
+
+/**
+ * The most bytes of a chunk scanned in one call, unless the frame limit
+ * allows larger records: scratch holds one whole record anyway, so a window
+ * that size costs no more memory, and a record is never cut by a window.
+ */
+const WINDOW = 1 << 20;
+
+/** One scan over a core: a run copied into scratch, or a record already there. Reused by its kernel. */
+class CoreScan implements Scan {
+  count = 0;
+  table: Int32Array = EMPTY_I32;
+  stop: Int32Array = EMPTY_I32;
+  bytes: Uint8Array = EMPTY;
+  base = 0;
+  private core: Core | null = null;
+  private length = 0;
+  private maxFrame = 0;
+  private verify = false;
+  /** The record holding the core under a lease, or null for a core lent for this scan only. */
+  private leased: object | null = null;
+
+  constructor(private readonly pool: CorePool) {}
+
+  /** Scans scratch[0, length) of `core`; `leased` says how to give it back. */
+  start(core: Core, length: number, maxFrame: number, verify: boolean, leased: object | null): this {
+    this.core = core;
+    this.length = length;
+    this.maxFrame = maxFrame;
+    this.verify = verify;
+    this.leased = leased;
+    this.bytes = core.bytes;
+    this.table = core.table;
+    this.stop = core.stop;
+    this.run(0);
+    return this;
+  }
+
+  private run(at: number): void {
+    const core = this.core!;
+    this.base = core.scratch + at;
+    this.count = core.exports.scanRecords(this.base, this.length - at, this.maxFrame, this.verify ? 1 : 0);
+  }
+
+  more(): void {
+    this.run(this.base - this.core!.scratch + (this.stop[1] >>> 0));
+  }
+
+  done(): void {
+    const core = this.core;
+    if (!core) return;
+    this.core = null;
+    this.bytes = EMPTY;
+    if (this.leased) this.pool.endLease(core, this.leased);
+    else this.pool.release(core);
+    this.leased = null;
+  }
+}
+
+/** A record cut across chunks, held in the scratch of a leased core until it is whole. */
+class LeasedRecord implements InPlaceRecord {
+  length = 0;
+  private core: Core | null = null;
+
+  constructor(
+    private readonly pool: CorePool,
+    private readonly scanner: CoreScan,
+  ) {}
+
+  /** Takes a core under lease; false when none can be had now. */
+  take(): boolean {
+    this.core = this.pool.lease(this);
+    return this.core !== null;
+  }
+
+  append(bytes: Uint8Array, start: number, end: number): void {
+    const core = this.core!;
+    core.reserve(this.length + (end - start));
+    core.bytes.set(end - start === bytes.length ? bytes : bytes.subarray(start, end), core.scratch + this.length);
+    this.length += end - start;
+  }
+
+  scan(maxFrame: number, verify: boolean): Scan {
+    const core = this.core!;
+    this.core = null;
+    return this.scanner.start(core, this.length, maxFrame, verify, this);
+  }
+
+  release(): void {
+    if (this.core) this.pool.endLease(this.core, this);
+    this.core = null;
+  }
+}
+
+/** A scan kernel over the pool: one per reader, holding a core only while one scan's entries are read, or one record arrives. */
+class WasmKernel implements ScanKernel {
+  private readonly scanner: CoreScan;
+  private readonly heldScanner: CoreScan;
+
+  constructor(private readonly pool: CorePool) {
+    this.scanner = new CoreScan(pool);
+    this.heldScanner = new CoreScan(pool);
+  }
+
+  window(maxFrame: number): number {
+    return Math.max(WINDOW, Math.min(maxFrame + HEADER_SIZE, 2 ** 31));
+  }
+
+  scan(bytes: Uint8Array, from: number, to: number, maxFrame: number, verify: boolean): Scan {
+    const core = this.pool.acquire();
+    core.reserve(to - from);
+    core.bytes.set(from === 0 && to === bytes.length ? bytes : bytes.subarray(from, to), core.scratch);
+    return this.scanner.start(core, to - from, maxFrame, verify, null);
+  }
+
+  holdInPlace(prefix: Uint8Array, start: number, end: number): InPlaceRecord | null {
+    const record = new LeasedRecord(this.pool, this.heldScanner);
+    if (!record.take()) return null;
+    record.append(prefix, start, end);
+    return record;
+  }
+}
+
+const EMPTY = new Uint8Array(0);
+const EMPTY_I32 = new Int32Array(0);
 
 /** A backend over a compiled core module. Nothing is compiled here. */
 export function createWasmBackend(name: BackendName, module: WebAssembly.Module): Backend {
@@ -62,155 +243,7 @@ export function createWasmBackend(name: BackendName, module: WebAssembly.Module)
         pool.release(core);
       }
     },
-    createReader: (limits, sink) => new WasmRecordReader(pool, limits, sink, limits.verify ?? true),
+    createKernel: () => new WasmKernel(pool),
+    createReader: (limits, sink) => new RecordReader(new WasmKernel(pool), limits, sink),
   };
-}
-
-/**
- * The most bytes of a chunk scanned in one call, unless the frame limit
- * allows larger records: scratch holds one whole record anyway, so a window
- * that size costs no more memory, and a record is never cut by a window.
- */
-const WINDOW = 1 << 20;
-
-/**
- * Records on the core. Each chunk is copied once into scratch and scanned
- * in one call; the table's entries then go to the sink in order.
- *
- * # A cut record waits in JS
- *
- * The bytes of a record cut by the end of a chunk are kept in JS until the
- * rest arrives (src/records/held-bytes.ts: the buffer grows with what
- * arrives, not with what the header declares). Once the header is in hand
- * (the core has checked it against the limit, and the sink has admitted the
- * channel), later chunks are appended without a scan, and the record is
- * scanned once, whole. Scratch never holds
- * more than one window of a chunk, or one whole record.
- */
-export class WasmRecordReader implements RecordReader {
-  /** Stream offset of the next byte not yet in a whole record. */
-  private base = 0;
-  /** The cut record's bytes so far, or null between records. */
-  private held: HeldBytes | null = null;
-  /** The cut record's whole size, once its header is in hand (else 0). */
-  private need = 0;
-  private failed: RecordFault | null = null;
-
-  constructor(
-    private readonly pool: CorePool,
-    private readonly limits: ReaderLimits,
-    private readonly sink: RecordSink,
-    private readonly verify: boolean,
-  ) {}
-
-  get position(): number {
-    return this.base + (this.held?.length ?? 0);
-  }
-
-  private fail(status: number, at: number): RecordFault {
-    this.failed = recordFault(status, at);
-    return this.failed;
-  }
-
-  push(chunk: Uint8Array): RecordFault | null {
-    const window = Math.max(WINDOW, Math.min(this.limits.maxFrameBytes + HEADER_SIZE, 2 ** 31));
-    for (let i = 0; i < chunk.length && !this.failed; i += window) {
-      this.pushWindow(chunk.length <= window ? chunk : chunk.subarray(i, i + window));
-    }
-    return this.failed;
-  }
-
-  private pushWindow(chunk: Uint8Array): void {
-    const held = this.held;
-    if (held && this.need > 0 && held.length + chunk.length < this.need) {
-      held.append(chunk);
-      return;
-    }
-    const core = this.pool.acquire();
-    try {
-      const heldLength = held?.length ?? 0;
-      core.reserve(heldLength + chunk.length);
-      if (held) core.bytes.set(held.bytes(), core.scratch);
-      core.bytes.set(chunk, core.scratch + heldLength);
-      this.held = null;
-      this.need = 0;
-      this.scan(core, heldLength + chunk.length);
-    } finally {
-      this.pool.release(core);
-    }
-  }
-
-  /** Scans scratch[0, total) and hands on what it finds; keeps a cut tail. */
-  private scan(core: Core, total: number): void {
-    let from = 0;
-    for (;;) {
-      const count = core.exports.scanRecords(core.scratch + from, total - from, this.limits.maxFrameBytes, this.verify ? 1 : 0);
-      if (this.deliver(core, from, count)) return;
-      const stop = core.stop;
-      const status = stop[0];
-      const at = from + (stop[1] >>> 0);
-      switch (status) {
-        case Status.TableFull:
-          from = at;
-          continue;
-        case Status.Ok:
-          this.base += total;
-          return;
-        case Status.Incomplete:
-          this.base += at;
-          this.hold(core, at, total, stop);
-          return;
-        default:
-          this.fail(status, this.base + at);
-          return;
-      }
-    }
-  }
-
-  /** Keeps scratch[at, total), a cut record, for the next chunk. */
-  private hold(core: Core, at: number, total: number, stop: Int32Array): void {
-    if (stop[2] !== 0) {
-      // A response cut after its header: the channel and held limits are
-      // judged now, before its payload is held.
-      const admitted = this.sink.admit(stop[3] >>> 0, stop[4] >>> 0);
-      if (admitted !== Status.Ok) {
-        this.fail(admitted, this.base);
-        return;
-      }
-      this.need = HEADER_SIZE + (stop[4] >>> 0);
-      this.held = new HeldBytes(this.need);
-    } else {
-      this.held = new HeldBytes(HEADER_SIZE); // a cut header: fewer than 9 bytes
-    }
-    this.held.append(core.bytes.subarray(core.scratch + at, core.scratch + total));
-  }
-
-  /** Hands the table's entries to the sink, in order. Returns true when a refused channel stopped the stream. */
-  private deliver(core: Core, from: number, count: number): boolean {
-    const { table, entryFields, bytes, scratch } = core;
-    for (let k = 0, e = 0; k < count; k++, e += entryFields) {
-      const channel = table[e + 1] >>> 0;
-      const at = from + (table[e + 2] >>> 0);
-      if (table[e] === KIND_FINISH) {
-        this.sink.finish(channel, this.base + at);
-        continue;
-      }
-      const length = table[e + 3] >>> 0;
-      const admitted = this.sink.admit(channel, length);
-      if (admitted !== Status.Ok) {
-        this.fail(admitted, this.base + at);
-        return true;
-      }
-      const start = scratch + at + HEADER_SIZE;
-      const payload = bytes.subarray(start, start + length);
-      this.sink.response(channel, payload, this.base + at, this.verify ? frameFault(table[e + 4], table[e + 5]) : undefined);
-    }
-    return false;
-  }
-
-  end(): RecordFault | null {
-    if (this.failed) return this.failed;
-    if (this.held) return this.fail(Status.Truncated, this.base);
-    return null;
-  }
 }

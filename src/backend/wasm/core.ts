@@ -39,7 +39,9 @@ export class Core {
   /** The stop block as i32s; made again after every growth. */
   stop!: Int32Array;
   /** Bytes of memory, kept here: reading memory.buffer.byteLength costs more than the check. */
-  private capacity = 0;
+  capacity = 0;
+  /** The most scratch asked of this instance since it was last lent out (for the pool's shrink rule). */
+  peak = 0;
 
   constructor(instance: WebAssembly.Instance) {
     this.exports = instance.exports as unknown as CoreExports;
@@ -59,12 +61,13 @@ export class Core {
     this.stop = new Int32Array(buffer, this.stopAt, 8);
   }
 
-  /** Makes scratch hold at least `size` bytes. */
+  /** Makes scratch hold at least `size` bytes: grows by what is missing, at least 1 MiB, at least a quarter more. */
   reserve(size: number): void {
+    if (size > this.peak) this.peak = size;
     const need = this.scratch + size;
     const have = this.capacity;
     if (need <= have) return;
-    const grow = Math.max(need - have, GROWTH_STEP);
+    const grow = Math.max(need - have, GROWTH_STEP, have >>> 2);
     const pages = Math.ceil(grow / PAGE);
     try {
       this.exports.memory.grow(pages);

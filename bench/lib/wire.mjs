@@ -1,0 +1,447 @@
+// The relay at wire speed: 96 MiB record streams through the relay in process, through the CLI, and over TCP.
+//
+// These cases do not fit benchmark.js: one operation moves 96 MiB, and the
+// CLI and TCP cases time whole processes. So each case runs in rounds, and
+// each round runs the relay and its peer one after the other, so that both
+// see the same moment of a shared, noisy machine; the figures are the
+// means over the rounds, and the ratios are taken from them.
+//
+//   relay/long-stream/F   createRelay in this process, 64 KiB chunks   peer: validate-only of the same frames
+//   relay/cli/F           `mcp-frames relay FILE /dev/null`             peer: a bare Node pipe of the same file
+//   relay/tcp/F           `mcp-frames relay --listen --upstream`        peer: a bare Node TCP proxy process
+//
+// F is blob (1 MiB base64 reads), listing (16 KiB listings) or small (~80 B
+// listings). For the CLI and TCP cases both wall-time throughput and CPU
+// seconds of the relaying process are measured; CPU is what a relay costs
+// its operator, and it is steadier than wall time on a shared machine.
+// Every case checks its output before it is timed.
+
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import { join } from 'node:path';
+import { blobRead, frameBytes, listingMedium, TAG_RESULT } from './fixtures.mjs';
+import { createRng } from './rng.mjs';
+
+const MiB = 1024 * 1024;
+const STREAM_BYTES = 96 * MiB;
+const CHUNK = 64 * 1024;
+
+/** A listing of about 80 bytes: one resource with a short uri and name. */
+function listingTiny(rng) {
+  const name = `r${rng.range(0, 99999)}`;
+  return { resources: [{ uri: `file:///d/${name}`, name }] };
+}
+
+/** `make(rng)` frames, taken in turn as responses each followed by its finish, until the stream reaches 96 MiB. */
+function longStream(rng, distinct, make) {
+  const frames = Array.from({ length: distinct }, () => frameBytes(TAG_RESULT, make(rng)));
+  // Records written by hand (WIRE.md section 3), straight into one buffer.
+  let size = 0;
+  let count = 0;
+  while (size < STREAM_BYTES) size += 18 + frames[count++ % distinct].length;
+  const stream = new Uint8Array(size);
+  const view = new DataView(stream.buffer);
+  let at = 0;
+  for (let k = 0; k < count; k++) {
+    const frame = frames[k % distinct];
+    const channel = k % 4096;
+    stream[at] = 1;
+    view.setUint32(at + 1, channel, true);
+    view.setUint32(at + 5, frame.length, true);
+    stream.set(frame, at + 9);
+    at += 9 + frame.length;
+    stream[at] = 2;
+    view.setUint32(at + 1, channel, true);
+    at += 9;
+  }
+  // The frames as views of the stream itself: the validate-only peer reads exactly the relay's bytes.
+  const views = [];
+  for (let at = 0; at < stream.length; ) {
+    const length = new DataView(stream.buffer, at + 5, 4).getUint32(0, true);
+    if (stream[at] === 1) views.push(stream.subarray(at + 9, at + 9 + length));
+    at += 9 + length;
+  }
+  return { stream, frames: views, sha256: createHash('sha256').update(stream).digest('hex') };
+}
+
+const WIRE_FIXTURES = [
+  {
+    name: 'blob',
+    description: '96 MiB: 1 MiB readResource base64 blobs, each response followed by its finish',
+    distinct: 8,
+    make: (r) => blobRead(r, MiB),
+  },
+  {
+    name: 'listing',
+    description: '96 MiB: 16 KiB listResources pages of 100 resources, each followed by its finish',
+    distinct: 64,
+    make: listingMedium,
+  },
+  { name: 'small', description: '96 MiB: listings of about 80 bytes (one resource), each followed by its finish', distinct: 256, make: listingTiny },
+];
+
+/** The fixtures named in `names` (all three by default), each from its own seeded generator. */
+export function buildWireFixtures(seed, names = WIRE_FIXTURES.map((f) => f.name)) {
+  return WIRE_FIXTURES.filter((f) => names.includes(f.name)).map((f, k) => ({
+    name: f.name,
+    description: f.description,
+    ...longStream(createRng((seed ^ 0x77697265) + k), f.distinct, f.make),
+  }));
+}
+
+// ---------------------------------------------------------------------------
+// Statistics over rounds.
+
+const T95 = [0, 12.71, 4.3, 3.18, 2.78, 2.57, 2.45, 2.36, 2.31, 2.26, 2.23];
+
+/** A result in the shape benchmark.js results have in the report: from per-round seconds. */
+function result(base, seconds, bytes, extra = {}) {
+  const n = seconds.length;
+  const mean = seconds.reduce((a, b) => a + b, 0) / n;
+  const sd = n > 1 ? Math.sqrt(seconds.reduce((a, s) => a + (s - mean) ** 2, 0) / (n - 1)) : 0;
+  const rme = n > 1 ? ((T95[Math.min(n - 1, 10)] * sd) / Math.sqrt(n) / mean) * 100 : 0;
+  return {
+    ...base,
+    bytes,
+    checked: true,
+    opsPerSec: 1 / mean,
+    mbPerSec: bytes / mean / 1e6,
+    rme,
+    samples: n,
+    meanMs: mean * 1000,
+    deviationMs: sd * 1000,
+    load1: Math.round(os.loadavg()[0] * 100) / 100,
+    ...extra,
+  };
+}
+
+const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+// ---------------------------------------------------------------------------
+// In process.
+
+async function relayOnce(lib, backend, stream) {
+  const relay = lib.createRelay({ backend, validate: 'json' });
+  let at = 0;
+  const source = new ReadableStream({
+    pull(controller) {
+      if (at >= stream.length) controller.close();
+      else {
+        controller.enqueue(stream.subarray(at, at + CHUNK));
+        at += CHUNK;
+      }
+    },
+  });
+  const reader = source.pipeThrough(relay).getReader();
+  let bytes = 0;
+  const hash = createHash('sha256');
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.length;
+    hash?.update(value);
+  }
+  return { bytes, sha256: hash.digest('hex'), faults: relay.stats.faults };
+}
+
+async function relayTimed(lib, backend, stream) {
+  const relay = lib.createRelay({ backend, validate: 'json' });
+  let at = 0;
+  const source = new ReadableStream({
+    pull(controller) {
+      if (at >= stream.length) controller.close();
+      else {
+        controller.enqueue(stream.subarray(at, at + CHUNK));
+        at += CHUNK;
+      }
+    },
+  });
+  const reader = source.pipeThrough(relay).getReader();
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.length;
+  }
+  if (bytes !== stream.length || relay.stats.faults !== 0)
+    throw new Error(`relay: ${bytes} of ${stream.length} bytes, ${relay.stats.faults} faults while timed`);
+}
+
+function validateAll(backend, frames) {
+  let faults = 0;
+  for (const frame of frames) if (backend.verifyFrame(frame) !== null) faults++;
+  return faults;
+}
+
+async function longStreamCases(lib, fixtures, backends, rounds, progress) {
+  const results = [];
+  for (const f of fixtures) {
+    for (const backend of backends) {
+      progress(`relay/long-stream/${f.name}@${backend.name}: checking`);
+      const check = await relayOnce(lib, backend, f.stream);
+      if (check.bytes !== f.stream.length || check.sha256 !== f.sha256 || check.faults !== 0) {
+        throw new Error(`relay/long-stream/${f.name}@${backend.name}: the output is not the input (${check.bytes} bytes, ${check.faults} faults)`);
+      }
+      if (validateAll(backend, f.frames) !== 0) throw new Error(`peer/validate-only/${f.name}@${backend.name}: a frame of the fixture was refused`);
+      const relaySeconds = [];
+      const peerSeconds = [];
+      const faults = [];
+      for (let r = 0; r < rounds; r++) {
+        progress(`relay/long-stream/${f.name}@${backend.name}: round ${r + 1} of ${rounds}`);
+        const before = process.resourceUsage().minorPageFault;
+        let t0 = performance.now();
+        await relayTimed(lib, backend, f.stream);
+        relaySeconds.push((performance.now() - t0) / 1000);
+        faults.push(process.resourceUsage().minorPageFault - before);
+        t0 = performance.now();
+        validateAll(backend, f.frames);
+        peerSeconds.push((performance.now() - t0) / 1000);
+      }
+      const base = { layer: 'relay', op: 'long-stream', fixture: f.name, backend: backend.name };
+      results.push(
+        result(
+          { ...base, name: `relay/long-stream/${f.name}`, impl: `createRelay({ validate: 'json' }) on ${backend.name}, 64 KiB chunks` },
+          relaySeconds,
+          f.stream.length,
+          {
+            minorPageFaultsPerMiB: Math.round((mean(faults) / (f.stream.length / MiB)) * 100) / 100,
+          },
+        ),
+        result(
+          {
+            layer: 'peer',
+            op: 'validate-only',
+            fixture: f.name,
+            backend: backend.name,
+            name: `peer/validate-only/${f.name}`,
+            impl: `backend.verifyFrame on each frame of the stream (${backend.name})`,
+          },
+          peerSeconds,
+          f.stream.length,
+        ),
+      );
+    }
+  }
+  return results;
+}
+
+// ---------------------------------------------------------------------------
+// Processes.
+
+const HOOK = new URL('../peers/rusage-hook.mjs', import.meta.url).pathname;
+
+/** Runs `node --import HOOK ...args` to its end; resolves with wall seconds and the process's CPU seconds. */
+function runProcess(root, args, dir) {
+  const usageFile = join(dir, `rusage-${process.pid}-${Math.random().toString(36).slice(2)}.json`);
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(process.execPath, ['--import', HOOK, ...args], {
+      cwd: root,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, MCP_FRAMES_RUSAGE_FILE: usageFile },
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const wall = (performance.now() - t0) / 1000;
+      if (code !== 0) return reject(new Error(`${args.join(' ')} exited ${code}: ${stderr.trim().split('\n').at(-1)}`));
+      const u = JSON.parse(readFileSync(usageFile, 'utf8'));
+      rmSync(usageFile, { force: true });
+      resolve({ wall, cpu: (u.userCPUTime + u.systemCPUTime) / 1e6, faults: u.minorPageFault });
+    });
+  });
+}
+
+async function cliCases(root, fixtures, rounds, progress) {
+  const dir = mkdtempSync(join(os.tmpdir(), 'mcp-frames-wire-'));
+  const results = [];
+  try {
+    for (const f of fixtures) {
+      const input = join(dir, `${f.name}.bin`);
+      const output = join(dir, `${f.name}.out`);
+      writeFileSync(input, f.stream);
+      progress(`relay/cli/${f.name}: checking`);
+      await runProcess(root, ['dist/cli/main.js', 'relay', input, output], dir);
+      const sha = createHash('sha256').update(readFileSync(output)).digest('hex');
+      rmSync(output);
+      if (sha !== f.sha256) throw new Error(`relay/cli/${f.name}: the output file is not the input`);
+      const relay = [];
+      const peer = [];
+      for (let r = 0; r < rounds; r++) {
+        progress(`relay/cli/${f.name}: round ${r + 1} of ${rounds}`);
+        relay.push(await runProcess(root, ['dist/cli/main.js', 'relay', input, '/dev/null'], dir));
+        peer.push(await runProcess(root, ['bench/peers/pipe.mjs', input, '/dev/null'], dir));
+      }
+      results.push(
+        processResult('relay', 'cli', f, 'mcp-frames', '`mcp-frames relay FILE /dev/null` (validate json, backend auto), the whole process', relay),
+      );
+      results.push(
+        processResult(
+          'peer',
+          'cli-pipe',
+          f,
+          'node',
+          'a bare Node pipe: fs.createReadStream(FILE).pipe(fs.createWriteStream(/dev/null)), the whole process',
+          peer,
+        ),
+      );
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return results;
+}
+
+function processResult(layer, op, f, backend, impl, runs) {
+  const cpu = mean(runs.map((r) => r.cpu));
+  return result(
+    { layer, op, fixture: f.name, backend, name: `${layer}/${op}/${f.name}`, impl },
+    runs.map((r) => r.wall),
+    f.stream.length,
+    {
+      cpuSeconds: Math.round(cpu * 1000) / 1000,
+      bytesPerCpuSecond: f.stream.length / cpu,
+      cpuNanosecondsPerByte: Math.round((cpu / f.stream.length) * 1e9 * 1000) / 1000,
+      minorPageFaultsPerMiB: Math.round((mean(runs.map((r) => r.faults)) / (f.stream.length / MiB)) * 100) / 100,
+    },
+  );
+}
+
+/** Starts a proxy process (relay or peer) with the hook and an IPC channel; resolves once it listens. */
+function startProxy(root, args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', HOOK, ...args], { cwd: root, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    let stderr = '';
+    child.stderr?.on('data', (d) => {
+      stderr += d;
+      const first = stderr.split('\n')[0];
+      if (stderr.includes('\n') && first.includes('listening')) {
+        const port = Number(JSON.parse(first).listening.split(':').at(-1));
+        resolve({
+          port,
+          /** The process's CPU seconds so far. */
+          cpu: () =>
+            new Promise((ok) => {
+              child.once('message', (/** @type {any} */ u) => ok((u.userCPUTime + u.systemCPUTime) / 1e6));
+              child.send('usage');
+            }),
+          stop: () => child.kill('SIGTERM'),
+          faults: () => stderr.split('\n').slice(1).filter(Boolean),
+        });
+      }
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}: ${stderr}`)));
+  });
+}
+
+/** Reads everything a connection to `port` sends; resolves with its byte count (and SHA-256 when asked). */
+function receive(port, hash) {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    const h = hash ? createHash('sha256') : null;
+    let bytes = 0;
+    socket.on('data', (d) => {
+      bytes += d.length;
+      h?.update(d);
+    });
+    socket.on('end', () => resolve({ bytes, sha256: h?.digest('hex') }));
+    socket.on('error', reject);
+  });
+}
+
+async function tcpCases(root, fixtures, rounds, progress) {
+  const results = [];
+  for (const f of fixtures) {
+    // The upstream: sends the stream to each connection, in 64 KiB writes, honouring backpressure.
+    const upstream = net.createServer((socket) => {
+      socket.setNoDelay(true);
+      let at = 0;
+      const pump = () => {
+        while (at < f.stream.length) {
+          const piece = f.stream.subarray(at, at + CHUNK);
+          at += piece.length;
+          if (!socket.write(piece)) return socket.once('drain', pump);
+        }
+        socket.end();
+      };
+      socket.on('error', () => {});
+      pump();
+    });
+    await new Promise((resolve) => upstream.listen(0, '127.0.0.1', () => resolve(null)));
+    const up = `127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (upstream.address()).port}`;
+    const relay = await startProxy(root, ['dist/cli/main.js', 'relay', '--listen', '127.0.0.1:0', '--upstream', up]);
+    const peer = await startProxy(root, ['bench/peers/tcp-proxy.mjs', '--listen', '127.0.0.1:0', '--upstream', up]);
+    try {
+      progress(`relay/tcp/${f.name}: checking`);
+      const check = await receive(relay.port, true);
+      if (check.sha256 !== f.sha256) throw new Error(`relay/tcp/${f.name}: the client did not receive the input (${check.bytes} bytes)`);
+      if (relay.faults().length) throw new Error(`relay/tcp/${f.name}: faults on a valid stream: ${relay.faults()[0]}`);
+      const runs = { relay: [], peer: [] };
+      for (let r = 0; r < rounds; r++) {
+        progress(`relay/tcp/${f.name}: round ${r + 1} of ${rounds}`);
+        for (const [key, proxy] of [
+          ['relay', relay],
+          ['peer', peer],
+        ]) {
+          const cpu0 = await proxy.cpu();
+          const t0 = performance.now();
+          const got = await receive(proxy.port, false);
+          const wall = (performance.now() - t0) / 1000;
+          const cpu = (await proxy.cpu()) - cpu0;
+          if (got.bytes !== f.stream.length) throw new Error(`${key} tcp/${f.name}: ${got.bytes} of ${f.stream.length} bytes`);
+          runs[key].push({ wall, cpu, faults: 0 });
+        }
+      }
+      results.push(
+        processResult(
+          'relay',
+          'tcp',
+          f,
+          'mcp-frames',
+          '`mcp-frames relay --listen --upstream` (validate json, backend auto) between a loopback upstream and a client',
+          runs.relay,
+        ),
+      );
+      results.push(processResult('peer', 'tcp-proxy', f, 'node', 'a bare Node TCP proxy process (socket.pipe both ways), same harness', runs.peer));
+    } finally {
+      relay.stop();
+      peer.stop();
+      await new Promise((resolve) => upstream.close(resolve));
+    }
+  }
+  return results;
+}
+
+/**
+ * Runs the wire-speed cases whose names pass `wanted` (a predicate on
+ * 'layer/op/fixture'); `quick` runs fewer rounds. Returns report results.
+ */
+export async function runWireCases({ root, lib, seed, quick, wanted, progress }) {
+  const names = [];
+  for (const f of ['blob', 'listing', 'small']) for (const op of ['long-stream', 'cli', 'tcp']) names.push(`relay/${op}/${f}`);
+  const selected = names.filter(wanted);
+  if (selected.length === 0) return { results: [], fixtures: [] };
+  progress('wire: building the 96 MiB streams');
+  const fixtures = buildWireFixtures(
+    seed,
+    ['blob', 'listing', 'small'].filter((name) => selected.some((n) => n.endsWith(`/${name}`))),
+  );
+  const pick = (op) => fixtures.filter((f) => selected.includes(`relay/${op}/${f.name}`));
+  const rounds = quick ? 2 : 5;
+  const backends = [lib.loadBackend('auto'), lib.loadBackend('js')];
+  const results = [];
+  results.push(...(await longStreamCases(lib, pick('long-stream'), backends, rounds, progress)));
+  results.push(...(await cliCases(root, pick('cli'), rounds, progress)));
+  results.push(...(await tcpCases(root, pick('tcp'), rounds, progress)));
+  return {
+    results,
+    fixtures: fixtures.map((f) => ({ name: f.name, kind: 'wire', description: f.description, bytes: f.stream.length, records: f.frames.length * 2 })),
+  };
+}

@@ -1,0 +1,52 @@
+// The open-channel table against a Map: random opens, closes and admits, ids that collide, and the opening order.
+
+import { describe, expect, it } from 'vitest';
+import { Status } from '../src/backend/status.js';
+import { OpenChannels } from '../src/records/open-channels.js';
+import { Gen, rng } from './support/generate.js';
+
+describe('OpenChannels', () => {
+  it('agrees with a Map on 200,000 random operations, and keeps the opening order', () => {
+    const g = new Gen(rng(20261130));
+    for (const range of [8, 64, 5000, 2 ** 32]) {
+      const table = new OpenChannels<number>(100_000, Number.MAX_SAFE_INTEGER);
+      const model = new Map<number, { value: number; length: number }>();
+      let held = 0;
+      for (let n = 0; n < 50_000; n++) {
+        // Ids that share hash slots: multiples of a power of two, and plain small ids.
+        const channel = g.int(2) === 0 ? g.int(range) >>> 0 : (g.int(64) * 65536) >>> 0;
+        const op = g.int(3);
+        if (op === 0 && !model.has(channel)) {
+          const length = g.int(1000);
+          table.open(channel, length, n);
+          model.set(channel, { value: n, length });
+          held += length;
+        } else if (op === 1) {
+          const want = model.get(channel);
+          const got = table.close(channel);
+          if (got !== want?.value) expect.fail(`op ${n}: close(${channel}) gave ${got}, the Map ${want?.value}`);
+          if (want) held -= want.length;
+          model.delete(channel);
+        } else if (table.get(channel) !== model.get(channel)?.value) {
+          expect.fail(`op ${n}: get(${channel}) gave ${table.get(channel)}, the Map ${model.get(channel)?.value}`);
+        }
+        if (table.size !== model.size || table.held !== held) expect.fail(`op ${n}: size ${table.size}/${model.size}, held ${table.held}/${held}`);
+      }
+      expect(table.closeAll()).toEqual([...model].map(([channel, { value }]) => [channel, value]));
+      expect(table.size).toBe(0);
+    }
+  });
+
+  it('judges the channel limit before the held limit, and counts a reopened channel once', () => {
+    const table = new OpenChannels<null>(2, 100);
+    table.open(1, 60, null);
+    expect(table.admit(1, 40)).toBe(Status.Ok);
+    expect(table.admit(1, 41)).toBe(Status.HeldLimit);
+    table.open(2, 10, null);
+    expect(table.admit(3, 0)).toBe(Status.TooManyChannels);
+    expect(table.admit(2, 30)).toBe(Status.Ok);
+    table.close(1);
+    expect(table.admit(3, 90)).toBe(Status.Ok);
+    expect(table.admit(3, 91)).toBe(Status.HeldLimit);
+  });
+});
