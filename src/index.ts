@@ -48,5 +48,6 @@ export type { BodyRule } from './backend/status.js';
 export { createDecoderStream } from './streams/decoder-stream.js';
 export { createEncoderStream, type ChannelMessage, type EncoderStreamOptions } from './streams/encoder-stream.js';
 export { readOutcomes, pipeIterable } from './streams/iterate.js';
-export { createRelay, RelayCore, type Relay, type RelayOptions, type ValidationLevel } from './relay/relay.js';
+export { createRelay, VALIDATION_LEVELS, type Relay, type RelayOptions, type RelayStats, type ValidationLevel } from './relay/relay.js';
+export { pipeRelay, type PipedRelay, type PipeEnd } from './relay/pipe.js';
 export type { RelayFault } from './relay/fault.js';

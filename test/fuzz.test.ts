@@ -23,7 +23,7 @@ import { MAX_DEPTH } from '../src/contract/json-text.js';
 import { readResource } from '../src/frame/endpoints.js';
 import { FrameError } from '../src/frame/frame-error.js';
 import type { RelayFault } from '../src/relay/fault.js';
-import { RelayCore, type ValidationLevel } from '../src/relay/relay.js';
+import { RelayState, type ValidationLevel } from '../src/relay/relay.js';
 import { BACKENDS } from './backends.js';
 import { decodeChunks, plainEvents } from './support/events.js';
 import { framePayload, Gen, rng, stream } from './support/generate.js';
@@ -113,7 +113,7 @@ function typed(b: Backend, payload: Uint8Array): string {
 function relay(b: Backend, chunks: Uint8Array[], level: ValidationLevel, limits: Limits): { bytes: string; faults: RelayFault[]; errored: boolean } {
   const out: Uint8Array[] = [];
   const faults: RelayFault[] = [];
-  const core = new RelayCore({ validate: level, endpoint: readResource, backend: b, ...limits, onFault: (f) => faults.push(f) }, b, (x) =>
+  const core = new RelayState({ validate: level, endpoint: readResource, backend: b, ...limits, onFault: (f) => faults.push(f) }, b, (x) =>
     out.push(x.slice()),
   );
   let errored = false;

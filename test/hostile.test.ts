@@ -8,7 +8,7 @@ import { BACKENDS } from './backends.js';
 import { listResources } from '../src/frame/endpoints.js';
 import { StreamDecoder } from '../src/records/decoder.js';
 import { encodeFinish, encodeResponse, encodeResponseHeader } from '../src/records/record.js';
-import { COPY_BELOW, createRelay, RelayCore } from '../src/relay/relay.js';
+import { COPY_BELOW, createRelay, RelayState } from '../src/relay/relay.js';
 import { bytesInUse, arrayBuffersInUse, MiB } from './support/memory.js';
 
 /** A frame of `size` bytes: the result tag, then one JSON string of 'A's. */
@@ -33,7 +33,7 @@ describe.each(BACKENDS.map((b) => [b.name, b] as const))('hostile input on %s', 
   it('a 1 MiB record sent a byte per chunk costs memory in proportion to its bytes, not its chunks', () => {
     const record = encodeResponse(1, stringFrame(MiB));
     let forwarded = 0;
-    const core = new RelayCore({}, backend, (bytes) => (forwarded += bytes.length));
+    const core = new RelayState({}, backend, (bytes) => (forwarded += bytes.length));
     const before = bytesInUse();
     for (let i = 0; i < record.length - 1; i++) core.push(record.subarray(i, i + 1));
     // All but the last byte is held: once by the reader, to check it whole, and once by the relay, to forward it.

@@ -7,7 +7,8 @@
 // value and its broken twins, never against another backend's answer.
 
 import { deepStrictEqual, strictEqual, ok } from 'node:assert/strict';
-import { loadBackend, listResources, readResource, RelayCore, createRelay, decodeStream, FrameError } from '../../dist/node.js';
+import { loadBackend, listResources, readResource, createRelay, decodeStream, FrameError } from '../../dist/node.js';
+import { RelayState } from '../../dist/relay/relay.js';
 import { checkEncodable } from '../../dist/contract/encode-rules.js';
 import { judge, judgeError } from '../../dist/contract/schema.js';
 import { concat, responseRecord, finishRecord, HEADER_SIZE, TAG_RESULT } from './fixtures.mjs';
@@ -423,7 +424,7 @@ export function buildCases(fixtures, simdjson) {
   }
 
   /**
-   * The relay's own work (RelayCore.push) and the relay end to end through
+   * The relay's own work (RelayState.push) and the relay end to end through
    * its streams. `inputs` are the variants' streams, taken in turn.
    */
   function relayCases(fixture, inputs, expect) {
@@ -431,7 +432,7 @@ export function buildCases(fixtures, simdjson) {
     for (const b of pair) {
       let forwarded = 0;
       let pushed = 0;
-      const core = new RelayCore({ validate: 'json' }, b, (bytes) => (forwarded += bytes.length));
+      const core = new RelayState({ validate: 'json' }, b, (bytes) => (forwarded += bytes.length));
       const next = cycle(inputs);
       add({
         layer: 'relay',
@@ -439,18 +440,18 @@ export function buildCases(fixtures, simdjson) {
         fixture,
         backend: b.name,
         bytes: n,
-        impl: `RelayCore.push on ${b.name}, validate 'json': records scanned, frames verified, valid bytes forwarded as views`,
+        impl: `RelayState.push on ${b.name}, validate 'json': records scanned, frames verified, valid bytes forwarded as views`,
         check() {
           const out = [];
           const faults = [];
-          const fresh = new RelayCore({ validate: 'json', onFault: (x) => faults.push(x) }, b, (x) => out.push(x.slice()));
+          const fresh = new RelayState({ validate: 'json', onFault: (x) => faults.push(x) }, b, (x) => out.push(x.slice()));
           for (const input of inputs) strictEqual(fresh.push(input), null, 'relay: record error');
           strictEqual(fresh.end(), null, 'relay: record error at the end');
           sameBytes(concat(out), concat(inputs), 'relay: forwarded bytes');
           strictEqual(faults.length, 0, 'relay: faults on a valid stream');
           const badOut = [];
           const badFaults = [];
-          const bad = new RelayCore({ validate: 'json', onFault: (x) => badFaults.push(x) }, b, (x) => badOut.push(x.slice()));
+          const bad = new RelayState({ validate: 'json', onFault: (x) => badFaults.push(x) }, b, (x) => badOut.push(x.slice()));
           bad.push(expect.brokenInput);
           bad.end();
           sameBytes(concat(badOut), expect.brokenOutput, 'relay: forwarded bytes of the broken stream');

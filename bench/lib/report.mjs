@@ -204,7 +204,7 @@ function tableSpecs(wasm) {
       ],
     },
     {
-      title: "The relay's work (RelayCore.push, validate 'json': scan, verify, forward views)",
+      title: "The relay's work (RelayState.push, validate 'json': scan, verify, forward views)",
       fixtures: [...FRAME_FIXTURES, 'stream-10k'],
       columns: [
         ['js', 'relay/work', 'js'],

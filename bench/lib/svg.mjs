@@ -55,7 +55,7 @@ function panels(wasm) {
       ],
     },
     {
-      title: "relay/work — the relay's work: RelayCore.push",
+      title: "relay/work — the relay's work: RelayState.push",
       groups: [...FRAME_FIXTURES, 'stream-10k'].map((f) => ({ label: f, fixture: f })),
       bars: [
         ['js', 'relay/work', 'js'],

@@ -11,7 +11,6 @@ import { parseArgs } from 'node:util';
 import type { Backend } from '../backend/backend.js';
 import { BACKEND_CHOICES, BackendUnavailableError, loadBackend, type BackendChoice } from '../backend/node.js';
 import type { FrameCodec } from '../frame/codec.js';
-import { ENDPOINTS } from '../frame/endpoints.js';
 import { U32_MAX } from '../records/record.js';
 
 /** A command line the CLI cannot run; main prints it and exits 2. */
@@ -61,8 +60,13 @@ export function parseFlags(command: string, args: readonly string[], spec: FlagS
   return parsed;
 }
 
-/** The codec named by --endpoint, which is required. */
-export function endpointFlag(command: string, flags: Flags): FrameCodec<unknown> {
+/**
+ * The codec named by --endpoint, which is required. The endpoints (and the
+ * SDK's schemas, a tenth of a second to load) are loaded only by a command
+ * that names one: `relay` with the default validation never pays for them.
+ */
+export async function endpointFlag(command: string, flags: Flags): Promise<FrameCodec<unknown>> {
+  const { ENDPOINTS } = await import('../frame/endpoints.js');
   const name = flags.values.endpoint;
   if (typeof name !== 'string') throw new UsageError(`${command}: --endpoint NAME is required (one of ${Object.keys(ENDPOINTS).join(', ')})`);
   // hasOwn, not ENDPOINTS[name]: 'constructor' or 'toString' must not find Object's.

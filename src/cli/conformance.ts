@@ -18,7 +18,6 @@
 
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import type { Backend } from '../backend/backend.js';
 import { ENDPOINTS } from '../frame/endpoints.js';
@@ -29,11 +28,9 @@ import { isEnd } from '../records/outcome.js';
 import { COMMON_FLAGS, UsageError, backendFlag, parseFlags } from './args.js';
 import { HexFault, parseHex } from './hex.js';
 import { fsReason, type Io, type LineWriter } from './io.js';
+import { DEFAULT_VECTORS_DIR } from './vectors-dir.js';
 
 const CONFORMANCE_FLAGS = { ...COMMON_FLAGS } as const;
-
-/** Where the vectors are when no DIR is given: spec/vectors/ in this package (two folders above dist/cli/). */
-export const DEFAULT_VECTORS_DIR = fileURLToPath(new URL('../../spec/vectors/', import.meta.url));
 
 /** An answer in the vectors' own form (frames.json `expect`). */
 type FrameAnswer = { kind: 'result'; result: unknown } | { kind: 'error'; error: unknown } | { kind: 'frame-error'; reason: string; tag?: number };

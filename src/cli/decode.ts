@@ -41,7 +41,7 @@ export async function decodeLines(lines: AsyncIterable<string>, codec: FrameCode
 export async function decodeCommand(args: readonly string[], io: Io): Promise<number | 'help'> {
   const flags = parseFlags('decode', args, DECODE_FLAGS, 0);
   if (flags.values.help) return 'help';
-  const codec = endpointFlag('decode', flags);
+  const codec = await endpointFlag('decode', flags);
   // --hex names the input format. It is the only one so far, and required
   // so that a binary format can be added later without changing what a bare
   // `decode` means.

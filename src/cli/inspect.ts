@@ -85,7 +85,7 @@ export async function inspectStream(chunks: AsyncIterable<Uint8Array | string>, 
 export async function inspectCommand(args: readonly string[], io: Io): Promise<number | 'help'> {
   const flags = parseFlags('inspect', args, INSPECT_FLAGS, 1);
   if (flags.values.help) return 'help';
-  const codec = endpointFlag('inspect', flags);
+  const codec = await endpointFlag('inspect', flags);
   const maxFrameBytes = limitFlag('inspect', flags, 'max-frame-bytes', 0);
   const maxOpenChannels = limitFlag('inspect', flags, 'max-open-channels', 1);
   const maxHeldBytes = limitFlag('inspect', flags, 'max-held-bytes', 0, MAX_HELD_BYTES_LIMIT);

@@ -22,7 +22,7 @@
 import { createWriteStream, fstatSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
-import type { Writable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { drained, type SinkFailed, watchSink } from '../streams/node-sink.js';
 import { UsageError } from './args.js';
@@ -73,8 +73,8 @@ export class LineWriter {
 
 /** What a command reads and writes; main builds it from the process. */
 export interface Io {
-  /** stdin, as chunks. */
-  readonly input: AsyncIterable<Uint8Array | string>;
+  /** stdin. */
+  readonly input: Readable;
   /** Whether stdin is a directory (which is refused rather than read as nothing). */
   readonly inputIsDirectory: () => boolean;
   /** stdout, a line at a time. */
@@ -96,9 +96,10 @@ export function isDirectoryFd(fd: number): boolean {
   }
 }
 
-/** An input: its chunks, and the name it is reported by. */
+/** An input: its stream, its chunks read from that stream (read errors as IoError), and the name it is reported by. */
 export interface Input {
   readonly name: string;
+  readonly stream: Readable;
   readonly chunks: AsyncIterable<Uint8Array | string>;
 }
 
@@ -110,7 +111,7 @@ export interface Input {
 export async function openInput(command: string, file: string | undefined, io: Io): Promise<Input> {
   if (file === undefined || file === '-') {
     if (io.inputIsDirectory()) throw new UsageError(`${command}: cannot read stdin: is a directory`, false);
-    return { name: 'stdin', chunks: reading(io.input, 'stdin') };
+    return { name: 'stdin', stream: io.input, chunks: reading(io.input, 'stdin') };
   }
   const resolved = path.resolve(io.cwd, file);
   let handle: Awaited<ReturnType<typeof open>> | undefined;
@@ -121,7 +122,8 @@ export async function openInput(command: string, file: string | undefined, io: I
     await handle?.close();
     throw new UsageError(`${command}: cannot read ${file}: ${fsReason(err)}`, false);
   }
-  return { name: file, chunks: reading(handle.createReadStream({ highWaterMark: 64 * 1024 }), file) };
+  const stream = handle.createReadStream({ highWaterMark: 64 * 1024 });
+  return { name: file, stream, chunks: reading(stream, file) };
 }
 
 async function* reading<T>(source: AsyncIterable<T>, name: string): AsyncGenerator<T> {

@@ -11,10 +11,6 @@
 
 import { IoError, isDirectoryFd, LineWriter, OutputClosed, type Io } from './io.js';
 import { UsageError } from './args.js';
-import { decodeCommand } from './decode.js';
-import { inspectCommand } from './inspect.js';
-import { conformanceCommand } from './conformance.js';
-import { relayCommand } from './relay.js';
 import { usage, version } from './usage.js';
 
 /** Exit status for our own bug: EX_SOFTWARE from sysexits.h. */
@@ -22,11 +18,14 @@ const EXIT_BUG = 70;
 /** Exit status for a read or write that failed: EX_IOERR from sysexits.h. */
 const EXIT_IO = 74;
 
-const COMMANDS: Readonly<Record<string, (args: readonly string[], io: Io) => Promise<number | 'help'>>> = {
-  decode: decodeCommand,
-  inspect: inspectCommand,
-  relay: relayCommand,
-  conformance: conformanceCommand,
+type Command = (args: readonly string[], io: Io) => Promise<number | 'help'>;
+
+/** Each command loaded when it runs, so that `relay` starts without what `decode` needs (the SDK's schemas). */
+const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
+  decode: async () => (await import('./decode.js')).decodeCommand,
+  inspect: async () => (await import('./inspect.js')).inspectCommand,
+  relay: async () => (await import('./relay.js')).relayCommand,
+  conformance: async () => (await import('./conformance.js')).conformanceCommand,
 };
 
 /** Runs one command line; resolves to the exit status. */
@@ -34,7 +33,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
   const [command, ...rest] = argv;
   try {
     if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
-      await io.out.line(usage().trimEnd());
+      await io.out.line((await usage()).trimEnd());
       return 0;
     }
     if (command === '--version') {
@@ -45,9 +44,9 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
       const what = command.startsWith('-') ? 'flag' : 'command';
       throw new UsageError(`unknown ${what} '${command}' (commands: ${Object.keys(COMMANDS).join(', ')}, help)`);
     }
-    const status = await COMMANDS[command](rest, io);
+    const status = await (await COMMANDS[command]())(rest, io);
     if (status === 'help') {
-      await io.out.line(usage().trimEnd());
+      await io.out.line((await usage()).trimEnd());
       return 0;
     }
     return status;

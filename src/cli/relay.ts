@@ -15,11 +15,9 @@
 // channels included), 1 after a record error, 74 after a read or write
 // error. A TCP relay runs until it is sent SIGINT or SIGTERM, then exits 0.
 
-import { RecordError } from '../records/record-error.js';
-import { createRelay, type RelayOptions, VALIDATION_LEVELS, type ValidationLevel } from '../relay/relay.js';
+import { pipeRelay } from '../relay/pipe.js';
+import { type RelayOptions, VALIDATION_LEVELS, type ValidationLevel } from '../relay/relay.js';
 import { type ConnectionFault, createTcpRelay, type Endpoint, parseEndpoint, type TcpRelayOptions } from '../relay/tcp.js';
-import { drainInto, SinkFailed } from '../streams/node-sink.js';
-import { pipeIterable } from '../streams/iterate.js';
 import { MAX_HELD_BYTES_LIMIT } from '../records/limits.js';
 import { type Flags, COMMON_FLAGS, UsageError, backendFlag, endpointFlag, limitFlag, parseFlags } from './args.js';
 import { fsReason, type Input, IoError, type Io, openInput, openOutput, type Output, writeFailure } from './io.js';
@@ -62,7 +60,7 @@ export async function relayCommand(args: readonly string[], io: Io): Promise<num
     throw new UsageError(`relay: --validate must be one of ${VALIDATION_LEVELS.join(', ')}, not '${level}'`);
   }
   const validate = level as ValidationLevel;
-  const endpoint = validate === 'full' || flags.values.endpoint !== undefined ? endpointFlag('relay', flags) : undefined;
+  const endpoint = validate === 'full' || flags.values.endpoint !== undefined ? await endpointFlag('relay', flags) : undefined;
   const options = {
     validate,
     endpoint,
@@ -92,26 +90,18 @@ export async function relayCommand(args: readonly string[], io: Io): Promise<num
 }
 
 /**
- * Relays `input` to `output`. 0 when the stream ended cleanly, 1 after a
- * record error; throws IoError for a read or write error, OutputClosed when
- * the reader of the output went away.
+ * Relays `input` to `output` (src/relay/pipe.ts: no Web Streams between two
+ * Node streams). 0 when the stream ended cleanly, 1 after a record error;
+ * throws IoError for a read or write error, OutputClosed when the reader of
+ * the output went away.
  */
 async function relayStream(input: Input, output: Output, options: RelayOptions): Promise<number> {
-  const relay = createRelay(options);
-  const [fed, drained] = await Promise.allSettled([
-    pipeIterable(input.chunks as AsyncIterable<Uint8Array>, relay.writable),
-    drainInto(relay.readable, output.sink),
-  ]);
-  // The output first: once it failed, the input was only cancelled.
-  if (drained.status === 'rejected' && drained.reason instanceof SinkFailed) throw writeFailure(output.name, drained.reason);
-  if (fed.status === 'rejected' && fed.reason instanceof IoError) throw fed.reason;
+  const end = await pipeRelay(input.stream, output.sink, options).done;
+  if (end.end !== 'ended') input.stream.destroy();
+  if (end.end === 'output-error') throw writeFailure(output.name, end.failure);
+  if (end.end === 'input-error') throw new IoError('read', input.name, end.error);
   await output.finish();
-  // What is left is the stream's own verdict: a record error stopped it.
-  const stopped = [fed, drained].some((r) => r.status === 'rejected' && r.reason instanceof RecordError);
-  if (!stopped && (fed.status === 'rejected' || drained.status === 'rejected')) {
-    throw fed.status === 'rejected' ? fed.reason : (drained as PromiseRejectedResult).reason;
-  }
-  return stopped ? 1 : 0;
+  return end.end === 'record-error' ? 1 : 0;
 }
 
 async function serve(

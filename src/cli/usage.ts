@@ -5,11 +5,10 @@
 
 import { readFileSync } from 'node:fs';
 import { BACKEND_CHOICES } from '../backend/node.js';
-import { ENDPOINTS } from '../frame/endpoints.js';
 import { DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_HELD_BYTES, DEFAULT_MAX_OPEN_CHANNELS } from '../records/limits.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS } from '../relay/tcp.js';
 import { U32_MAX } from '../records/record.js';
-import { DEFAULT_VECTORS_DIR } from './conformance.js';
+import { DEFAULT_VECTORS_DIR } from './vectors-dir.js';
 import { size } from './output.js';
 
 /** The package's version, from the package.json two folders above this module (dist/cli/). */
@@ -18,7 +17,8 @@ export function version(): string {
   return String((pkg as { version?: unknown }).version);
 }
 
-export function usage(): string {
+export async function usage(): Promise<string> {
+  const { ENDPOINTS } = await import('../frame/endpoints.js');
   return `mcp-frames ${version()}: MCP channel responses as frames, sequences and records
 
 Usage:

@@ -14,13 +14,14 @@
 // that value (rules 4.2 and 4.3). The value returned is JSON.parse's, whole:
 // the schema's stripped output is never used.
 
-import { Status, bodyRule } from '../backend/status.js';
 import type { Backend, BackendName, FrameFault } from '../backend/backend.js';
 import { defaultBackend } from '../backend/default.js';
 import { locate } from '../contract/locate.js';
 import { judge, judgeError, type Judge, type SchemaFault } from '../contract/schema.js';
 import { checkEncodable, EncodeError } from '../contract/encode-rules.js';
-import { FrameError } from './frame-error.js';
+import { FrameError, toFrameError } from './frame-error.js';
+
+export { toFrameError };
 import type { ErrorObject, Frame } from './frame.js';
 import { TAG_ERROR, TAG_RESULT } from './tags.js';
 
@@ -53,15 +54,6 @@ export interface FrameCodec<R> extends EndpointSpec {
 
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
-
-/** The FrameError for a backend's fault. */
-export function toFrameError(fault: FrameFault, payload: Uint8Array): FrameError {
-  if (fault.status === Status.Empty) return FrameError.empty();
-  if (fault.status === Status.UnknownTag) return FrameError.unknownTag(payload[0]);
-  const rule = bodyRule(fault.status);
-  if (rule === undefined) throw new Error(`mcp-frames: status ${fault.status} is not a frame error`);
-  return FrameError.body(rule, fault.offset);
-}
 
 function schemaError(fault: SchemaFault, payload: Uint8Array): FrameError {
   return FrameError.body(fault.rule, locate(payload, 1, payload.length, fault.path), fault.detail);

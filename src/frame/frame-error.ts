@@ -10,7 +10,8 @@
 // it points at the value the schema's first complaint is about, or at the
 // nearest enclosing one that exists.
 
-import { RULE_TEXT, type BodyRule } from '../backend/status.js';
+import type { FrameFault } from '../backend/backend.js';
+import { bodyRule, RULE_TEXT, Status, type BodyRule } from '../backend/status.js';
 
 export type FrameErrorReason = 'empty' | 'unknown-tag' | 'body';
 
@@ -67,4 +68,13 @@ export class FrameError extends Error {
     if (this.offset !== undefined) out.offset = this.offset;
     return out as FrameErrorJSON;
   }
+}
+
+/** The FrameError for a backend's fault. */
+export function toFrameError(fault: FrameFault, payload: Uint8Array): FrameError {
+  if (fault.status === Status.Empty) return FrameError.empty();
+  if (fault.status === Status.UnknownTag) return FrameError.unknownTag(payload[0]);
+  const rule = bodyRule(fault.status);
+  if (rule === undefined) throw new Error(`mcp-frames: status ${fault.status} is not a frame error`);
+  return FrameError.body(rule, fault.offset);
 }

@@ -27,8 +27,7 @@ import { type Backend, frameFault } from '../backend/backend.js';
 import { Status } from '../backend/status.js';
 import { defaultBackend } from '../backend/default.js';
 import type { FrameCodec } from '../frame/codec.js';
-import { toFrameError } from '../frame/codec.js';
-import { FrameError } from '../frame/frame-error.js';
+import { FrameError, toFrameError } from '../frame/frame-error.js';
 import { resolveLimits, type StreamLimits } from '../records/limits.js';
 import { OpenChannels } from '../records/open-channels.js';
 import { NOT_VERIFIED, type RecordReader, type RecordSink } from '../records/reader.js';
@@ -212,7 +211,7 @@ class CutRecord {
 }
 
 /** The relay's state machine, apart from the streams around it. */
-export class RelayCore implements RecordSink {
+export class RelayState implements RecordSink {
   readonly stats: RelayStats;
   private readonly reader: RecordReader;
   /** The open channels, each with the offset of the response that opened it. */
@@ -414,7 +413,7 @@ export function createRelay(options: RelayOptions = {}): Relay {
   if (!(highWaterMark >= 0) || !Number.isFinite(highWaterMark))
     throw new RangeError(`highWaterMark must be a finite number of bytes, not ${highWaterMark}`);
   const output = new OutputQueue(highWaterMark, MAX_QUEUED_CHUNKS);
-  const core = new RelayCore(options, options.backend ?? defaultBackend(), (bytes) => output.enqueue(bytes));
+  const core = new RelayState(options, options.backend ?? defaultBackend(), (bytes) => output.enqueue(bytes));
   const stats = core.stats;
   const queue = output.stats;
 

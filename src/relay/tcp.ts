@@ -33,12 +33,9 @@
 // with no channel open, nothing is waiting, and silence is not timed.
 
 import net from 'node:net';
-import { drainInto } from '../streams/node-sink.js';
-import { pipeIterable } from '../streams/iterate.js';
 import type { RelayFault } from './fault.js';
-import { createRelay, type RelayOptions } from './relay.js';
-
-export { drainInto };
+import { pipeRelay } from './pipe.js';
+import type { RelayOptions } from './relay.js';
 
 export interface Endpoint {
   host: string;
@@ -133,37 +130,10 @@ export function createTcpRelay(options: TcpRelayOptions): net.Server {
   return net.createServer({ allowHalfOpen: true }, (client) => {
     const id = ++connections;
     const report = (fault: ConnectionFault) => options.onFault?.(fault, id);
-    const relay = createRelay({ ...options, onFault: report });
     const upstream = dial(options.upstream);
-    // Records go out as soon as they are validated, often as several small
-    // writes: Nagle's algorithm would hold them back for an ACK.
+    // Records go out as soon as they are validated: Nagle's algorithm would hold small writes back for an ACK.
     client.setNoDelay(true);
     upstream.setNoDelay?.(true);
-
-    /** Upstream failed (the first failure wins); the client will be reset once the finishes are out. */
-    let failed = false;
-    let clientGone = false;
-    const fail = (fault: UpstreamFault) => {
-      if (failed || clientGone) return;
-      failed = true;
-      report(fault);
-      upstream.destroy(new UpstreamGaveUp(fault.reason));
-    };
-
-    let connectTimer: NodeJS.Timeout | null = null;
-    if (connectTimeout > 0) {
-      connectTimer = setTimeout(() => fail({ reason: 'upstream-timeout', phase: 'connect', afterMs: connectTimeout }), connectTimeout);
-    }
-    upstream.once('connect', () => {
-      if (connectTimer) clearTimeout(connectTimer);
-    });
-    // Set once the relay stopped reading upstream (it ended, failed, or the stream
-    // stopped on a record error): closing it then raises errors of our own making.
-    let reading = true;
-    upstream.on('error', (error) => {
-      if (connectTimer) clearTimeout(connectTimer);
-      if (reading && !(error instanceof UpstreamGaveUp)) fail(upstreamError(error));
-    });
 
     // The idle timer restarts with every upstream chunk; when it fires with a
     // channel open, upstream has failed. It is only ever armed by a chunk.
@@ -173,49 +143,52 @@ export function createTcpRelay(options: TcpRelayOptions): net.Server {
       if (idleTimer) idleTimer.refresh();
       else {
         idleTimer = setTimeout(() => {
-          if (relay.stats.openChannels > 0) fail({ reason: 'upstream-timeout', phase: 'idle', afterMs: idleTimeout });
+          if (piped.stats.openChannels > 0) fail({ reason: 'upstream-timeout', phase: 'idle', afterMs: idleTimeout });
         }, idleTimeout);
       }
     };
-    async function* upstreamChunks(): AsyncGenerator<Uint8Array> {
-      try {
-        for await (const chunk of upstream as AsyncIterable<Uint8Array>) {
-          touch();
-          yield chunk;
-        }
-      } finally {
-        reading = false;
-      }
+    const piped = pipeRelay(upstream, client, { ...options, onFault: report }, touch);
+
+    /** Upstream failed (the first failure wins): reported, then the relay finishes the open channels. */
+    let failed = false;
+    function fail(fault: UpstreamFault): void {
+      if (failed) return;
+      failed = true;
+      report(fault);
+      piped.abort(new UpstreamGaveUp(fault.reason));
     }
 
-    client.on('error', () => {});
-    client.on('close', () => {
-      clientGone = true;
-      upstream.destroy();
+    let connectTimer: NodeJS.Timeout | null = null;
+    if (connectTimeout > 0) {
+      connectTimer = setTimeout(() => fail({ reason: 'upstream-timeout', phase: 'connect', afterMs: connectTimeout }), connectTimeout);
+    }
+    upstream.once('connect', () => {
+      if (connectTimer) clearTimeout(connectTimer);
     });
+    // Registered before the relay's own listener, so the cause is reported before the channels it leaves incomplete.
+    upstream.prependListener('error', (error) => {
+      if (!(error instanceof UpstreamGaveUp)) {
+        if (failed) return;
+        failed = true;
+        report(upstreamError(error));
+      }
+    });
+
+    client.on('error', () => {});
     client.on('end', () => upstream.end());
     client.pipe(upstream, { end: false });
 
-    const feeding = pipeIterable(upstreamChunks(), relay.writable).then(
-      () => null,
-      (error: unknown) => error,
-    );
-    drainInto(relay.readable, client)
-      .then(
-        () => null,
-        (error: unknown) => error,
-      )
-      .then(async (drainError) => {
-        const feedError = await feeding;
-        if (connectTimer) clearTimeout(connectTimer);
-        if (idleTimer) clearTimeout(idleTimer);
-        // A stream that ended inside a record, or stopped on a record error, failed too.
-        const error = drainError ?? feedError;
-        upstream.destroy();
-        if (failed || error) await resetAfterFlush(client);
-        else client.end();
-        options.onClose?.(id, failed && !error ? new Error('upstream failed') : error);
-      });
+    piped.done.then(async (end) => {
+      if (connectTimer) clearTimeout(connectTimer);
+      if (idleTimer) clearTimeout(idleTimer);
+      upstream.destroy();
+      if (end.end === 'ended' && !failed) client.end();
+      else if (end.end !== 'output-error') await resetAfterFlush(client);
+      options.onClose?.(
+        id,
+        end.end === 'ended' ? null : 'error' in end ? end.error : 'reason' in end ? end.reason : end.end === 'record-error' ? end.fault : end.failure,
+      );
+    });
   });
 }
 

@@ -29,7 +29,7 @@ export class SinkFailed extends Error {
 }
 
 /** The part of a Node writable this file uses. */
-export type Sink = Pick<Writable, 'write' | 'on' | 'off' | 'destroyed'>;
+export type Sink = Pick<Writable, 'write' | 'on' | 'off' | 'destroyed' | 'errored'>;
 
 /**
  * Watches `sink` for 'error' and 'close' until `stop()`: `failure()` is the
@@ -46,7 +46,8 @@ export function watchSink(sink: Sink): { failure(): SinkFailed | null; stop(): v
   sink.on('error', onError);
   sink.on('close', onClose);
   return {
-    failure: () => failure ?? (sink.destroyed ? new SinkFailed(null) : null),
+    // A writable destroyed by an error is `destroyed` at once, and emits 'error' only on the next tick.
+    failure: () => failure ?? (sink.destroyed ? new SinkFailed(sink.errored ?? null) : null),
     stop() {
       sink.off('error', onError);
       sink.off('close', onClose);
