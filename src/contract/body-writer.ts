@@ -24,14 +24,16 @@
 //
 // - It refuses what decode would refuse (encode-rules.ts): JSON.stringify
 //   would alter those values instead.
-// - A boxed primitive is found by its internal slot, as JSON.stringify finds
-//   it, through Object.prototype.toString, and only for an object whose
-//   prototype is not Object.prototype or null: a brand check that throws
-//   costs about 10 µs here, too much for every object. So a boxed primitive
-//   whose prototype was set to Object.prototype or null, or that carries its
-//   own Symbol.toStringTag, is written as the object it also is
-//   (`{"0":"a"}` for a String), where JSON.stringify writes its primitive.
-//   The bytes are still what was checked and judged.
+// - A boxed primitive is found by its prototype chain (instanceof), then
+//   confirmed by its internal slot, and only for an object whose prototype
+//   is not Object.prototype or null. JSON.stringify looks at the slot alone,
+//   but a brand check that throws costs about 10 µs here, too much for
+//   every object, and Object.prototype.toString would read
+//   Symbol.toStringTag, a read a Proxy sees and JSON.stringify does not
+//   make. So a boxed primitive from another realm, or whose prototype was
+//   changed, is written as the object it also is (`{"0":"a"}` for a
+//   String) where JSON.stringify writes its primitive. The bytes are still
+//   what was checked and judged.
 //
 // # Buffers
 //
@@ -82,7 +84,6 @@ const keysOf = Object.keys;
 const protoOf = Object.getPrototypeOf;
 const defineProperty = Object.defineProperty;
 const objectPrototype = Object.prototype;
-const tagOf = Object.prototype.toString;
 const stringValue = String.prototype.valueOf;
 const numberValue = Number.prototype.valueOf;
 const booleanValue = Boolean.prototype.valueOf;
@@ -122,19 +123,14 @@ const BOXED_BOOLEAN = 3;
 const BOXED_BIGINT = 4;
 
 function boxed(o: object): number {
-  // Object.prototype.toString reports the slot unless Symbol.toStringTag
-  // says otherwise; the brand check confirms it (and throws only for an
-  // object that claims a slot it does not have).
-  switch (tagOf.call(o)) {
-    case '[object String]':
-      return hasSlot(stringValue, o) ? BOXED_STRING : NONE;
-    case '[object Number]':
-      return hasSlot(numberValue, o) ? BOXED_NUMBER : NONE;
-    case '[object Boolean]':
-      return hasSlot(booleanValue, o) ? BOXED_BOOLEAN : NONE;
-    case '[object BigInt]':
-      return typeof BigInt === 'function' && hasSlot(BigInt.prototype.valueOf, o) ? BOXED_BIGINT : NONE;
-  }
+  // instanceof walks the prototype chain and reads no member, so a Proxy's
+  // get trap sees nothing JSON.stringify would not make it see; the brand
+  // check then confirms the slot (and throws, at a cost, only for an object
+  // that inherits from String.prototype and so on without being one).
+  if (o instanceof String) return hasSlot(stringValue, o) ? BOXED_STRING : NONE;
+  if (o instanceof Number) return hasSlot(numberValue, o) ? BOXED_NUMBER : NONE;
+  if (o instanceof Boolean) return hasSlot(booleanValue, o) ? BOXED_BOOLEAN : NONE;
+  if (typeof BigInt === 'function' && o instanceof BigInt) return hasSlot(BigInt.prototype.valueOf, o) ? BOXED_BIGINT : NONE;
   return NONE;
 }
 
@@ -254,6 +250,8 @@ class BodyWriter {
   /** The refusal this writer threw, to tell it from an exception thrown by the value's own code. */
   refusal: unknown = null;
   busy = false;
+  /** Scratch buffers allocated, for the test that the steady state allocates none. */
+  allocations = 0;
 
   constructor(readonly limits: FrameLimits) {}
 
@@ -278,6 +276,7 @@ class BodyWriter {
     while (size < need) size *= 2;
     size = Math.min(size, MAX_BUFFER);
     const bigger = allocate(size) ?? this.refuse(REFUSAL.noMemory(size));
+    this.allocations++;
     bigger.set(this.buf.subarray(0, this.pos));
     this.buf = bigger;
     this.words = new Int32Array(bigger.buffer, 0, bigger.length >> 2);
@@ -659,4 +658,9 @@ export function writeFrame(tag: number, body: unknown, judge: (written: unknown)
   } finally {
     w.reset();
   }
+}
+
+/** How many scratch buffers the shared writer has allocated, and the size of the one it holds (for tests). */
+export function scratchStats(): { allocations: number; bytes: number } {
+  return { allocations: shared.allocations, bytes: shared.buf.length };
 }
