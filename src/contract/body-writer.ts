@@ -70,6 +70,17 @@ const FIRST_BYTES = 64 * 1024;
 /** V8's largest typed array, in elements. */
 const MAX_BUFFER = 2 ** 32;
 
+/**
+ * Member names written before, as the bytes of `"name":`. Names repeat
+ * (every resource has a uri and a name), and a lookup costs less than the
+ * loop over their characters. Bounded: names up to NAME_LENGTH characters,
+ * written one byte a character, and at most NAME_COUNT of them, the map
+ * emptied when it is full.
+ */
+const NAMES = new Map<string, Uint8Array>();
+const NAME_LENGTH = 64;
+const NAME_COUNT = 2048;
+
 /** Strings longer than this try the native path first: encodeInto, then a scan of its bytes for what must be escaped. */
 const LONG = 128;
 /** Characters of a long string looked at in JS before the native path is tried: text with escapes fails here, cheaply. */
@@ -406,13 +417,34 @@ class BodyWriter {
       }
       if (first) first = false;
       else this.byte(0x2c);
-      if (!this.string(k)) this.refuse(REFUSAL.loneSurrogateInName);
-      this.byte(0x3a);
+      this.name(k);
       setMember(copy, k, this.value(m, k, false));
     }
     this.byte(0x7d);
     this.open.pop();
     return copy;
+  }
+
+  /** A member's name and the colon after it, from NAMES when it was seen before. */
+  name(k: string): void {
+    const known = NAMES.get(k);
+    if (known !== undefined) {
+      const n = known.length;
+      let p = this.pos;
+      if (p + n > this.buf.length) this.grow(p + n);
+      const b = this.buf;
+      for (let j = 0; j < n; j++) b[p++] = known[j];
+      this.pos = p;
+      return;
+    }
+    const start = this.pos;
+    if (!this.string(k)) this.refuse(REFUSAL.loneSurrogateInName);
+    this.byte(0x3a);
+    // Only names written one byte a character: no escape, no extra bytes to count.
+    if (this.pos - start === k.length + 3 && k.length <= NAME_LENGTH) {
+      if (NAMES.size >= NAME_COUNT) NAMES.clear();
+      NAMES.set(k, this.buf.slice(start, this.pos));
+    }
   }
 
   byte(c: number): void {
@@ -438,14 +470,14 @@ class BodyWriter {
         b[p++] = 0x2d;
         u = -u;
       }
-      let digits = 1;
-      for (let t = u; t >= 10; t = Math.floor(t / 10)) digits++;
-      p += digits;
-      for (let q = p; digits > 0; digits--) {
-        const t = Math.floor(u / 10);
+      // u is at most 2^31, so its tenth fits in 31 bits.
+      p += u < 10 ? 1 : u < 100 ? 2 : u < 1000 ? 3 : u < 10000 ? 4 : u < 100000 ? 5 : u < 1000000 ? 6 : u < 1e7 ? 7 : u < 1e8 ? 8 : u < 1e9 ? 9 : 10;
+      let q = p;
+      do {
+        const t = (u / 10) | 0;
         b[--q] = 0x30 + u - t * 10;
         u = t;
-      }
+      } while (u !== 0);
       this.pos = p;
       return;
     }
