@@ -692,7 +692,7 @@ export function writeFrame(tag: number, body: unknown, judge: (written: unknown)
   }
 }
 
-/** How many scratch buffers the shared writer has allocated, and the size of the one it holds (for tests). */
-export function scratchStats(): { allocations: number; bytes: number } {
-  return { allocations: shared.allocations, bytes: shared.buf.length };
+/** How many scratch buffers the shared writer has allocated, the size of the one it holds, and how many member names are kept (for tests). */
+export function scratchStats(): { allocations: number; bytes: number; names: number } {
+  return { allocations: shared.allocations, bytes: shared.buf.length, names: NAMES.size };
 }
