@@ -34,6 +34,10 @@ function encodeError(fn: () => unknown): EncodeError {
   return thrown as EncodeError;
 }
 
+/** `s` with every character JSON.stringify escapes made an 'a': a run the native path takes. */
+const withoutEscapes = (s: string) => Array.from(s, (c) => (c < ' ' || c === '"' || c === '\\' ? 'a' : c)).join('');
+const isWellFormed = (s: string) => (s as string & { isWellFormed(): boolean }).isWellFormed();
+
 /** `depth` arrays nested, innermost empty. */
 function arrays(depth: number): unknown {
   let v: unknown[] = [];
@@ -242,6 +246,30 @@ describe('the bytes are JSON.stringify’s', () => {
         encodeError(() => list.encode(result(`${'é'.repeat(at)}\udfff${'c'.repeat(n - at)}`)));
       }
     }
+  });
+
+  test('long strings of every make-up: the native path and its word-at-a-time scan agree with JSON.stringify', () => {
+    const piece = fc.oneof(
+      { weight: 4, arbitrary: fc.string({ unit: 'binary-ascii', minLength: 1, maxLength: 300 }).map(withoutEscapes) },
+      { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom('"', '\\', '\n', '\u0000', '\u001f', '\u007f', 'é', '東', '😀', '\u2028', '\ufffd', '\ud800', '\udfff'),
+      },
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { minLength: 1, maxLength: 12 }), fc.string({ maxLength: 3 }), (pieces, lead) => {
+        const s = pieces.join('');
+        // `lead` moves the string's first byte across the scan's word boundaries.
+        const x = { [lead]: s };
+        if (!isWellFormed(s) || !isWellFormed(lead)) {
+          encodeError(() => list.encode(result(x)));
+          return;
+        }
+        expect(list.encode(result(x))).toEqual(stringified(result(x)));
+      }),
+      { numRuns: 400 },
+    );
   });
 
   test('a pair split by a segment boundary of the native path stays a pair', () => {
