@@ -465,9 +465,12 @@ class BodyWriter {
   }
 
   literal(bytes: Uint8Array): void {
-    if (this.pos + bytes.length > this.buf.length) this.grow(this.pos + bytes.length);
-    this.buf.set(bytes, this.pos);
-    this.pos += bytes.length;
+    const n = bytes.length;
+    let p = this.pos;
+    if (p + n > this.buf.length) this.grow(p + n);
+    const b = this.buf;
+    for (let j = 0; j < n; j++) b[p++] = bytes[j];
+    this.pos = p;
   }
 
   /** Number::toString, refusing what is not finite; integers are written digit by digit. */
