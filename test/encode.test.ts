@@ -1,5 +1,6 @@
 // Encode in one pass (WIRE.md section 5; issue 11 defect 7, issue 15 item 3): JSON.stringify's bytes on every value it accepts, each member read once, and nothing returned that decode refuses.
 
+import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { BACKEND_ROWS } from './backends.js';
@@ -206,7 +207,23 @@ describe('the bytes are JSON.stringify’s', () => {
       stringToPrimitive: Object.assign(new String('x'), { [Symbol.toPrimitive]: (hint: string) => hint }),
       booleanIgnoresValueOf: Object.assign(new Boolean(true), { valueOf: () => false }),
       fallsBack: Object.assign(new String('slot'), { toString: () => ({}) }),
+      subclass: new (class Named extends String {})('subclassed'),
     });
+  });
+
+  test('boxed primitives from another realm are found by their slot too', () => {
+    const other = runInNewContext('({ s: new String("other realm"), n: new Number(2.5), b: new Boolean(false) })');
+    same(other);
+    expect(new TextDecoder().decode(list.encode(result(other)))).toContain('{"s":"other realm","n":2.5,"b":false}');
+  });
+
+  test('the one difference, documented: a boxed primitive whose prototype was changed is written as an object, and what is written is what was judged', () => {
+    // JSON.stringify finds the slot and calls ToString, which now finds Object.prototype.toString.
+    const swapped = Object.setPrototypeOf(new String('ab'), Object.prototype);
+    expect(JSON.stringify(swapped)).toBe('"[object String]"');
+    const bytes = list.encode(result(swapped));
+    expect(new TextDecoder().decode(bytes)).toContain('"x":{"0":"a","1":"b"}');
+    expect(list.decode(bytes)).toStrictEqual({ kind: 'result', result: { resources: [], _meta: { x: { 0: 'a', 1: 'b' } } } });
   });
 
   test('boxed values that convert to what decode refuses are refused', () => {

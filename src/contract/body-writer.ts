@@ -24,16 +24,17 @@
 //
 // - It refuses what decode would refuse (encode-rules.ts): JSON.stringify
 //   would alter those values instead.
-// - A boxed primitive is found by its prototype chain (instanceof), then
+// - A boxed primitive is found by its prototype chain (instanceof, or for
+//   another realm's, the name of its prototype's constructor), then
 //   confirmed by its internal slot, and only for an object whose prototype
 //   is not Object.prototype or null. JSON.stringify looks at the slot alone,
 //   but a brand check that throws costs about 10 µs here, too much for
 //   every object, and Object.prototype.toString would read
 //   Symbol.toStringTag, a read a Proxy sees and JSON.stringify does not
-//   make. So a boxed primitive from another realm, or whose prototype was
-//   changed, is written as the object it also is (`{"0":"a"}` for a
-//   String) where JSON.stringify writes its primitive. The bytes are still
-//   what was checked and judged.
+//   make. So a boxed primitive whose prototype was changed (to
+//   Object.prototype, to null, to anything but its own kind's) is written as
+//   the object it also is (`{"0":"a"}` for a String) where JSON.stringify
+//   writes its primitive. The bytes are still what was checked and judged.
 //
 // # Buffers
 //
@@ -133,7 +134,7 @@ const BOXED_NUMBER = 2;
 const BOXED_BOOLEAN = 3;
 const BOXED_BIGINT = 4;
 
-function boxed(o: object): number {
+function boxed(o: object, proto: object): number {
   // instanceof walks the prototype chain and reads no member, so a Proxy's
   // get trap sees nothing JSON.stringify would not make it see; the brand
   // check then confirms the slot (and throws, at a cost, only for an object
@@ -142,6 +143,21 @@ function boxed(o: object): number {
   if (o instanceof Number) return hasSlot(numberValue, o) ? BOXED_NUMBER : NONE;
   if (o instanceof Boolean) return hasSlot(booleanValue, o) ? BOXED_BOOLEAN : NONE;
   if (typeof BigInt === 'function' && o instanceof BigInt) return hasSlot(BigInt.prototype.valueOf, o) ? BOXED_BIGINT : NONE;
+  // A boxed primitive from another realm (a vm context, an iframe) has that
+  // realm's prototype, whose constructor has the same name; the brand checks
+  // of this realm accept its slot.
+  const ctor = (proto as { constructor?: unknown }).constructor;
+  if (typeof ctor !== 'function') return NONE;
+  switch (ctor.name) {
+    case 'String':
+      return hasSlot(stringValue, o) ? BOXED_STRING : NONE;
+    case 'Number':
+      return hasSlot(numberValue, o) ? BOXED_NUMBER : NONE;
+    case 'Boolean':
+      return hasSlot(booleanValue, o) ? BOXED_BOOLEAN : NONE;
+    case 'BigInt':
+      return typeof BigInt === 'function' && hasSlot(BigInt.prototype.valueOf, o) ? BOXED_BIGINT : NONE;
+  }
   return NONE;
 }
 
@@ -357,7 +373,7 @@ class BodyWriter {
     if (isArray(o)) return this.array(o);
     const proto = protoOf(o);
     if (proto !== objectPrototype && proto !== null) {
-      switch (boxed(o)) {
+      switch (boxed(o, proto)) {
         case BOXED_STRING: {
           // ToString: Symbol.toPrimitive, toString, valueOf, as JSON.stringify calls them.
           const s = `${o}`;
