@@ -18,7 +18,8 @@ import type { Backend, BackendName, FrameFault } from '../backend/backend.js';
 import { defaultBackend } from '../backend/default.js';
 import { locate } from '../contract/locate.js';
 import { judge, judgeError, type Judge, type SchemaFault } from '../contract/schema.js';
-import { checkEncodable, EncodeError } from '../contract/encode-rules.js';
+import { writeFrame } from '../contract/body-writer.js';
+import { EncodeError } from '../contract/encode-rules.js';
 import { FrameError, toFrameError } from './frame-error.js';
 
 export { toFrameError };
@@ -53,7 +54,6 @@ export interface FrameCodec<R> extends EndpointSpec {
 }
 
 const decoder = new TextDecoder();
-const encoder = new TextEncoder();
 
 function schemaError(fault: SchemaFault, payload: Uint8Array): FrameError {
   return FrameError.body(fault.rule, locate(payload, 1, payload.length, fault.path), fault.detail);
@@ -94,12 +94,14 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
     } else {
       throw new EncodeError("a frame's kind is 'result' or 'error'", []);
     }
-    const { converted } = checkEncodable(body);
-    const text = JSON.stringify(body);
-    const judged = converted ? JSON.parse(text) : body;
-    const bad = tag === TAG_RESULT ? judge(schema, judged) : judgeError(judged);
-    if (bad) throw new EncodeError(`${bad.detail} (rule ${bad.rule === 'schema' ? '4.2' : '4.3'})`, bad.path);
-    return writeFrame(tag, text);
+    // One pass: the writer checks rule 4.1 as it writes, and the schema
+    // judges the value as written, never a second reading of `body`
+    // (src/contract/body-writer.ts says why).
+    return writeFrame(tag, body, tag === TAG_RESULT ? judgeResult : judgeErrorObject);
+  }
+
+  function judgeResult(written: unknown): EncodeError | null {
+    return refusal(judge(schema, written));
   }
 
   return {
@@ -123,15 +125,11 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
   };
 }
 
-/** The tag byte, then the UTF-8 of `text`: one allocation when the text is ASCII. */
-function writeFrame(tag: number, text: string): Uint8Array {
-  const out = new Uint8Array(1 + text.length);
-  out[0] = tag;
-  const { read } = encoder.encodeInto(text, out.subarray(1));
-  if (read === text.length) return out;
-  const utf8 = encoder.encode(text);
-  const whole = new Uint8Array(1 + utf8.length);
-  whole[0] = tag;
-  whole.set(utf8, 1);
-  return whole;
+/** The EncodeError for a refusal of rule 4.2 or 4.3. */
+function refusal(bad: SchemaFault | null): EncodeError | null {
+  return bad && new EncodeError(`${bad.detail} (rule ${bad.rule === 'schema' ? '4.2' : '4.3'})`, bad.path);
+}
+
+function judgeErrorObject(written: unknown): EncodeError | null {
+  return refusal(judgeError(written));
 }
