@@ -16,7 +16,7 @@
 // tail for the next chunk), at a record error, or when the table is full.
 // Header checks come first, so a record that is too large is refused before
 // JS buffers a byte of its payload. Channel state (who is open, the open
-// channel limit) is sequence state, kept by src/records/sequence.ts for both
+// channel limit) is sequence state, kept by src/exchange/open-channels.ts for both
 // backends alike.
 
 import { OK, INCOMPLETE, BAD_KIND, BAD_FINISH, OVERSIZE, TABLE_FULL } from './status';

@@ -4,7 +4,7 @@
 //
 // AssemblyScript compiles `throw` to `abort`, which kills the instance. The
 // core never throws; every export returns one of these, and the facade turns
-// it into a typed error (src/backend/status.ts mirrors this file, and
+// it into a typed error (src/wire/status.ts mirrors this file, and
 // test/status-mirror.test.ts keeps the two equal).
 //
 // # Offsets

@@ -210,7 +210,7 @@ async function main() {
       ...describeFixture(f),
       ...('records' in f ? { records: f.records } : {}),
     })),
-    backends: { wasm: backends.wasm.name, auto: (await import('../dist/node.js')).backend },
+    backends: { wasm: backends.wasm.name, auto: (await import('../dist/runtime/node.js')).backend },
     simdjson: { package: simdjson.package, version: simdjson.version, native: simdjson.native, path: simdjson.path, error: simdjson.error },
     results,
     durationMs: progress.elapsed(),

@@ -1,11 +1,18 @@
-// mcp-frames: MCP channel responses as frames, sequences and records.
+// mcp-frames: MCP channel responses as frames, sequences and records. This is the library's whole API.
 //
-// The layers, from the bytes up:
-//   frame/     one payload: a tag, then JSON (WIRE.md sections 1, 4, 5)
-//   records/   channel events on a byte stream, and what each exchange came to (2, 3, 6)
-//   backend/   who checks the bytes: the pure-JS path or the WebAssembly core
+// The layers, from the bytes up; each folder imports only from the ones
+// above it in this list (.dependency-cruiser.cjs holds them to it):
+//   wire/      the status enum, the fault shape, the tags, the record layout
+//   contract/  the rules of WIRE.md section 4: strict JSON text, numbers, schema, encode
+//   records/   WIRE.md section 3: writing records, and the one record reader
+//   backend/   who checks the bytes: scan kernels and frame checks, JS or WebAssembly
+//   frame/     one payload: a tag, then JSON (sections 1, 4, 5): codecs and their errors
+//   exchange/  section 2: one exchange per channel, the open channels, the stream decoder
+//   streams/   Web Streams and Node stream adapters
+//   relay/     the validating relay: in process, between Node streams, over TCP
+// and above them all, runtime/ (one entry per host), cli/ and demo/.
 
-export { TAG_RESULT, TAG_ERROR } from './frame/tags.js';
+export { TAG_RESULT, TAG_ERROR } from './wire/tags.js';
 export type { Frame, ErrorObject } from './frame/frame.js';
 export { FrameError, type FrameErrorReason } from './frame/frame-error.js';
 export { defineCodec, type FrameCodec, type EndpointSpec } from './frame/codec.js';
@@ -36,14 +43,14 @@ export {
 } from './records/record.js';
 export { RecordError, type RecordErrorReason, type RecordFault } from './records/record-error.js';
 export { DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_OPEN_CHANNELS, type StreamLimits } from './records/limits.js';
-export { StreamDecoder, decodeStream, type StreamDecoderOptions } from './records/decoder.js';
-export type { Outcome, StreamEnd, StreamEvent } from './records/outcome.js';
-export { isEnd } from './records/outcome.js';
+export { StreamDecoder, decodeStream, type StreamDecoderOptions } from './exchange/decoder.js';
+export type { Outcome, StreamEnd, StreamEvent } from './exchange/outcome.js';
+export { isEnd } from './exchange/outcome.js';
 
 export type { Backend, BackendName } from './backend/backend.js';
 export { jsBackend } from './backend/js.js';
 export { defaultBackend, setDefaultBackend } from './backend/default.js';
-export type { BodyRule } from './backend/status.js';
+export type { BodyRule } from './contract/rules.js';
 
 export { createDecoderStream } from './streams/decoder-stream.js';
 export { createEncoderStream, type ChannelMessage, type EncoderStreamOptions } from './streams/encoder-stream.js';

@@ -11,7 +11,7 @@ import { FrameError } from '../src/frame/frame-error.js';
 import type { ErrorObject, Frame } from '../src/frame/frame.js';
 import { toMcpError } from '../src/frame/mcp-error.js';
 import { EncodeError } from '../src/contract/encode-rules.js';
-import { TAG_ERROR, TAG_RESULT } from '../src/frame/tags.js';
+import { TAG_ERROR, TAG_RESULT } from '../src/wire/tags.js';
 
 interface Invalid {
   /** The body, as JSON text after the tag. */

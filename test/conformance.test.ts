@@ -10,7 +10,7 @@ import { fromHex, chunksOf } from './support/bytes.js';
 import { decodeChunks } from './support/events.js';
 import { ENDPOINTS } from '../src/frame/endpoints.js';
 import { FrameError } from '../src/frame/frame-error.js';
-import type { StreamEvent } from '../src/records/outcome.js';
+import type { StreamEvent } from '../src/exchange/outcome.js';
 import { FRAME_VECTORS, STREAM_VECTORS, type StreamOutcome, type StreamVector } from './support/vectors.js';
 
 const frames = FRAME_VECTORS;

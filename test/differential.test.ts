@@ -7,13 +7,13 @@
 
 import { describe, expect, it } from 'vitest';
 import { jsBackend } from '../src/backend/js.js';
-import { loadBackend } from '../src/backend/node.js';
+import { loadBackend } from '../src/backend/disk.js';
 import type { Backend } from '../src/backend/backend.js';
 import { listResources, readResource } from '../src/frame/endpoints.js';
-import { StreamDecoder } from '../src/records/decoder.js';
-import type { StreamEvent } from '../src/records/outcome.js';
+import { StreamDecoder } from '../src/exchange/decoder.js';
+import type { StreamEvent } from '../src/exchange/outcome.js';
 import { Gen, rng, framePayload, stream } from './support/generate.js';
-import { Status } from '../src/backend/status.js';
+import { Status } from '../src/wire/status.js';
 
 const encoder = new TextEncoder();
 

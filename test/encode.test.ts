@@ -12,7 +12,7 @@ import type { FrameCodec } from '../src/frame/codec.js';
 import { listResources, readResource } from '../src/frame/endpoints.js';
 import { FrameError } from '../src/frame/frame-error.js';
 import type { Frame } from '../src/frame/frame.js';
-import { TAG_ERROR, TAG_RESULT } from '../src/frame/tags.js';
+import { TAG_ERROR, TAG_RESULT } from '../src/wire/tags.js';
 
 const list = listResources as unknown as FrameCodec<unknown>;
 const result = (x: unknown) => ({ kind: 'result', result: { resources: [], _meta: { x } } }) as Frame<unknown>;

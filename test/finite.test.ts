@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { isFiniteLiteral, OVERFLOW_DIGITS } from '../src/contract/finite.js';
 import { validateJsonText } from '../src/contract/json-text.js';
-import { Status } from '../src/backend/status.js';
+import { Status } from '../src/wire/status.js';
 
 const encoder = new TextEncoder();
 const T = 2n ** 1024n - 2n ** 970n;

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { BACKENDS } from './backends.js';
 import { listResources } from '../src/frame/endpoints.js';
-import { StreamDecoder } from '../src/records/decoder.js';
+import { StreamDecoder } from '../src/exchange/decoder.js';
 import { encodeFinish, encodeResponse, encodeResponseHeader } from '../src/records/record.js';
 import { COPY_BELOW, createRelay, RelayState } from '../src/relay/relay.js';
 import { bytesInUse, arrayBuffersInUse, MiB } from './support/memory.js';

@@ -4,7 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { BACKEND_ROWS } from './backends.js';
 import { JSON_CASES, type JsonCase } from './corpus/json.js';
 import { validateJsonText } from '../src/contract/json-text.js';
-import { Status } from '../src/backend/status.js';
+import { Status } from '../src/wire/status.js';
 
 const encoder = new TextEncoder();
 const strictDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });

@@ -1,8 +1,8 @@
 // The open-channel table against a Map: random opens, closes and admits, ids that collide, and the opening order.
 
 import { describe, expect, it } from 'vitest';
-import { Status } from '../src/backend/status.js';
-import { OpenChannels } from '../src/records/open-channels.js';
+import { Status } from '../src/wire/status.js';
+import { OpenChannels } from '../src/exchange/open-channels.js';
 import { Gen, rng } from './support/generate.js';
 
 describe('OpenChannels', () => {

@@ -28,9 +28,9 @@ import { FrameError } from '../src/frame/frame-error.js';
 import type { Frame } from '../src/frame/frame.js';
 import { EncodeError } from '../src/contract/encode-rules.js';
 import { ErrorObjectSchema } from '../src/contract/schema.js';
-import { StreamDecoder } from '../src/records/decoder.js';
+import { StreamDecoder } from '../src/exchange/decoder.js';
 import { encodeFinish, encodeResponse } from '../src/records/record.js';
-import type { StreamEvent } from '../src/records/outcome.js';
+import type { StreamEvent } from '../src/exchange/outcome.js';
 
 const FRAME_REASONS = ['empty', 'unknown-tag', 'body'];
 const BODY_RULES = [

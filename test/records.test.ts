@@ -12,9 +12,9 @@ import {
   resolveLimits,
   type StreamLimits,
 } from '../src/records/limits.js';
-import { StreamDecoder, decodeStream } from '../src/records/decoder.js';
+import { StreamDecoder, decodeStream } from '../src/exchange/decoder.js';
 import { listResources, readResource } from '../src/frame/endpoints.js';
-import type { StreamEvent } from '../src/records/outcome.js';
+import type { StreamEvent } from '../src/exchange/outcome.js';
 
 const RESULT = { resources: [{ uri: 'u', name: 'n' }] };
 const OK_FRAME = listResources.encode({ kind: 'result', result: RESULT });

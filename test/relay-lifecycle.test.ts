@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { BACKENDS } from './backends.js';
 import { listResources } from '../src/frame/endpoints.js';
 import { createRelay } from '../src/relay/relay.js';
-import { StreamDecoder } from '../src/records/decoder.js';
+import { StreamDecoder } from '../src/exchange/decoder.js';
 import { encodeFinish, encodeResponse } from '../src/records/record.js';
 
 const frame = listResources.encode({ kind: 'result', result: { resources: [] } });

@@ -1,9 +1,9 @@
-// The status enum of the core (assembly/status.ts) and its TypeScript mirror (src/backend/status.ts) say the same thing.
+// The status enum of the core (assembly/status.ts) and its TypeScript mirror (src/wire/status.ts) say the same thing.
 
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from 'vitest';
-import { Status } from '../src/backend/status.js';
+import { Status } from '../src/wire/status.js';
 
 const SOURCE = readFileSync(fileURLToPath(new URL('../assembly/status.ts', import.meta.url)), 'utf8');
 const LINES = SOURCE.split('\n');

@@ -7,7 +7,7 @@
 // value and its broken twins, never against another backend's answer.
 
 import { deepStrictEqual, strictEqual, ok } from 'node:assert/strict';
-import { loadBackend, listResources, readResource, createRelay, decodeStream, FrameError } from '../../dist/node.js';
+import { loadBackend, listResources, readResource, createRelay, decodeStream, FrameError } from '../../dist/runtime/node.js';
 import { RelayState } from '../../dist/relay/relay.js';
 import { writeFrame } from '../../dist/contract/body-writer.js';
 import { judge, judgeError } from '../../dist/contract/schema.js';

@@ -16,7 +16,7 @@ export const KIND_RESPONSE = 0x01;
 export const KIND_FINISH = 0x02;
 export const HEADER_SIZE = 9;
 
-/** Status codes the broken twins are refused with (src/backend/status.ts). */
+/** Status codes the broken twins are refused with (src/wire/status.ts). */
 export const STATUS = { JsonEnd: 31, ControlChar: 34 };
 
 const KiB = 1024;

@@ -1,6 +1,6 @@
 // Which backend a codec or decoder uses when the caller names none.
 //
-// The choice is made once, by the entry point the host loads (src/node.ts
+// The choice is made once, by the entry point the host loads (src/runtime/node.ts
 // picks 'auto' at import), and stays made: hono's SmartRouter
 // binds itself to the router that won, and so does this. Until an entry
 // chooses, the pure-JS backend serves.

@@ -9,14 +9,14 @@
 import { validateJsonText } from '../contract/json-text.js';
 import { ENTRY_FIELDS, type Scan, type ScanKernel } from '../records/reader.js';
 import { HEADER_SIZE, KIND_FINISH, KIND_RESPONSE } from '../records/record.js';
-import type { Backend, FrameFault } from './backend.js';
-import { EMPTY_PAYLOAD, UNKNOWN_TAG } from './backend.js';
-import { Status } from './status.js';
-import { TAG_ERROR, TAG_RESULT } from '../frame/tags.js';
+import type { Backend } from './backend.js';
+import { EMPTY_PAYLOAD, type Fault, UNKNOWN_TAG } from '../wire/fault.js';
+import { Status } from '../wire/status.js';
+import { TAG_ERROR, TAG_RESULT } from '../wire/tags.js';
 import { RecordReader } from '../records/reader.js';
 
 /** Tag dispatch, then the JSON text after the tag. */
-export function verifyFrame(payload: Uint8Array): FrameFault | null {
+export function verifyFrame(payload: Uint8Array): Fault | null {
   if (payload.length === 0) return EMPTY_PAYLOAD;
   const tag = payload[0];
   if (tag !== TAG_RESULT && tag !== TAG_ERROR) return UNKNOWN_TAG;
@@ -142,7 +142,7 @@ class JsKernel implements ScanKernel, Scan {
   /** verifyFrame over the payload bytes[start, start + length) where it lies, into entry e; offsets relative to the payload. */
   private verifyInPlace(start: number, length: number, e: number): void {
     const { bytes, table } = this;
-    let fault: FrameFault | null;
+    let fault: Fault | null;
     if (length === 0) fault = EMPTY_PAYLOAD;
     else if (bytes[start] !== TAG_RESULT && bytes[start] !== TAG_ERROR) fault = UNKNOWN_TAG;
     else {

@@ -9,7 +9,7 @@
 
 import { parseArgs } from 'node:util';
 import type { Backend } from '../backend/backend.js';
-import { BACKEND_CHOICES, BackendUnavailableError, loadBackend, type BackendChoice } from '../backend/node.js';
+import { BACKEND_CHOICES, BackendUnavailableError, loadBackend, type BackendChoice } from '../backend/disk.js';
 import type { FrameCodec } from '../frame/codec.js';
 import { U32_MAX } from '../records/record.js';
 
@@ -66,14 +66,14 @@ export function parseFlags(command: string, args: readonly string[], spec: FlagS
  * that names one: `relay` with the default validation never pays for them.
  */
 export async function endpointFlag(command: string, flags: Flags): Promise<FrameCodec<unknown>> {
-  const { ENDPOINTS } = await import('../frame/endpoints.js');
+  const { ENDPOINTS, endpointCodec } = await import('../frame/endpoints.js');
   const name = flags.values.endpoint;
   if (typeof name !== 'string') throw new UsageError(`${command}: --endpoint NAME is required (one of ${Object.keys(ENDPOINTS).join(', ')})`);
-  // hasOwn, not ENDPOINTS[name]: 'constructor' or 'toString' must not find Object's.
-  if (!Object.hasOwn(ENDPOINTS, name)) {
-    throw new UsageError(`${command}: unknown endpoint '${name}' (one of ${Object.keys(ENDPOINTS).join(', ')})`);
+  try {
+    return endpointCodec(name);
+  } catch (err) {
+    throw new UsageError(`${command}: ${(err as Error).message}`);
   }
-  return ENDPOINTS[name];
 }
 
 /** The backend --backend names, loaded; 'auto' when the flag is absent. */

@@ -20,11 +20,11 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { Backend } from '../backend/backend.js';
-import { ENDPOINTS } from '../frame/endpoints.js';
+import { endpointCodec } from '../frame/endpoints.js';
 import { FrameError } from '../frame/frame-error.js';
-import { StreamDecoder } from '../records/decoder.js';
+import { StreamDecoder } from '../exchange/decoder.js';
 import type { StreamLimits } from '../records/limits.js';
-import { isEnd } from '../records/outcome.js';
+import { isEnd } from '../exchange/outcome.js';
 import { COMMON_FLAGS, UsageError, backendFlag, parseFlags } from './args.js';
 import { HexFault, parseHex } from './hex.js';
 import { fsReason, type Io, type LineWriter } from './io.js';
@@ -108,8 +108,7 @@ export function sameStream(got: StreamAnswer, want: StreamAnswer): boolean {
 }
 
 function codecFor(v: Vector<unknown>) {
-  if (!Object.hasOwn(ENDPOINTS, v.endpoint)) throw new Error(`unknown endpoint '${v.endpoint}'`);
-  return ENDPOINTS[v.endpoint];
+  return endpointCodec(v.endpoint);
 }
 
 function bytesOf(v: Vector<unknown>): Uint8Array {

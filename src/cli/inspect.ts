@@ -17,9 +17,9 @@
 
 import type { Backend } from '../backend/backend.js';
 import type { FrameCodec } from '../frame/codec.js';
-import { StreamDecoder } from '../records/decoder.js';
+import { StreamDecoder } from '../exchange/decoder.js';
 import { MAX_HELD_BYTES_LIMIT } from '../records/limits.js';
-import { isEnd, type StreamEvent } from '../records/outcome.js';
+import { isEnd, type StreamEvent } from '../exchange/outcome.js';
 import { COMMON_FLAGS, backendFlag, endpointFlag, limitFlag, parseFlags } from './args.js';
 import { type Io, type LineWriter, openInput } from './io.js';
 import { endLine, outcomeLine, tableEnd, tableHeader, tableRow } from './output.js';

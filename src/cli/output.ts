@@ -22,7 +22,7 @@
 import { Buffer } from 'node:buffer';
 import type { Frame } from '../frame/frame.js';
 import { FrameError } from '../frame/frame-error.js';
-import type { Outcome, StreamEnd } from '../records/outcome.js';
+import type { Outcome, StreamEnd } from '../exchange/outcome.js';
 import { describeRecordFault } from '../records/record-error.js';
 
 // ---- decode: one line per payload

@@ -17,14 +17,9 @@
 // against one range (0x20 to 0x7f, minus '"' and '\\') and leaves the loop
 // for anything else. Structure bytes take the slower switch.
 
-import { Status } from '../backend/status.js';
+import type { Fault } from '../wire/fault.js';
+import { Status } from '../wire/status.js';
 import { isFiniteLiteral } from './finite.js';
-
-/** Where and why a body is not strict JSON text. */
-export interface TextFault {
-  readonly status: Status;
-  readonly offset: number;
-}
 
 /** Rule 4.1's nesting limit, counting the outermost container. */
 export const MAX_DEPTH = 127;
@@ -35,7 +30,7 @@ const ARRAY = 2;
 // Scratch for the container stack; the scanner is synchronous, so one will do.
 const stack = new Uint8Array(MAX_DEPTH + 1);
 
-const fault = (status: Status, offset: number): TextFault => ({ status, offset });
+const fault = (status: Status, offset: number): Fault => ({ status, offset });
 
 function skipWhitespace(b: Uint8Array, i: number, end: number): number {
   while (i < end) {
@@ -63,7 +58,7 @@ function hexValue(b: Uint8Array, i: number): number {
  * Scans the string whose opening quote is at b[i]. Returns the offset after
  * its closing quote, or a fault.
  */
-function scanString(b: Uint8Array, i: number, end: number): number | TextFault {
+function scanString(b: Uint8Array, i: number, end: number): number | Fault {
   i++;
   for (;;) {
     // The hot loop: plain printable ASCII.
@@ -90,7 +85,7 @@ function scanString(b: Uint8Array, i: number, end: number): number | TextFault {
 }
 
 /** Scans the escape whose backslash is at b[i]; returns the offset after it, or a fault. */
-function scanEscape(b: Uint8Array, i: number, end: number): number | TextFault {
+function scanEscape(b: Uint8Array, i: number, end: number): number | Fault {
   if (i + 1 >= end) return fault(Status.JsonEnd, end);
   switch (b[i + 1]) {
     case 0x22: // "
@@ -158,7 +153,7 @@ function utf8Length(b: Uint8Array, i: number, end: number): number {
  * Scans the number that starts at b[i] ('-' or a digit). Returns the offset
  * after it, or a fault.
  */
-function scanNumber(b: Uint8Array, i: number, end: number): number | TextFault {
+function scanNumber(b: Uint8Array, i: number, end: number): number | Fault {
   const start = i;
   if (b[i] === 0x2d) {
     i++;
@@ -188,7 +183,7 @@ function scanNumber(b: Uint8Array, i: number, end: number): number | TextFault {
 }
 
 /** Checks a literal (true, false, null) at b[i]; returns the offset after it, or a fault. */
-function scanLiteral(b: Uint8Array, i: number, end: number, word: readonly number[]): number | TextFault {
+function scanLiteral(b: Uint8Array, i: number, end: number, word: readonly number[]): number | Fault {
   for (let k = 0; k < word.length; k++) {
     if (i + k >= end) return fault(Status.JsonEnd, end);
     if (b[i + k] !== word[k]) return fault(Status.JsonSyntax, i + k);
@@ -204,7 +199,7 @@ const NULL = [0x6e, 0x75, 0x6c, 0x6c];
  * Whether b[start, end) is strict JSON text. Returns null when it is, or the
  * first fault in reading order. Offsets are indexes into `b`.
  */
-export function validateJsonText(b: Uint8Array, start: number, end: number): TextFault | null {
+export function validateJsonText(b: Uint8Array, start: number, end: number): Fault | null {
   let depth = 0;
   let i = skipWhitespace(b, start, end);
   if (i + 2 < end && b[i] === 0xef && b[i + 1] === 0xbb && b[i + 2] === 0xbf) return fault(Status.Bom, i);
@@ -212,7 +207,7 @@ export function validateJsonText(b: Uint8Array, start: number, end: number): Tex
   // Each turn reads one value at i, then the punctuation after it.
   for (;;) {
     if (i >= end) return fault(Status.JsonEnd, end);
-    let r: number | TextFault;
+    let r: number | Fault;
     const c = b[i];
     switch (c) {
       case 0x7b: {
@@ -290,7 +285,7 @@ export function validateJsonText(b: Uint8Array, start: number, end: number): Tex
  * Reads a member name and its ':' at b[i]; returns the offset of the member's
  * value (whitespace skipped), or a fault.
  */
-function scanKey(b: Uint8Array, i: number, end: number): number | TextFault {
+function scanKey(b: Uint8Array, i: number, end: number): number | Fault {
   if (i >= end) return fault(Status.JsonEnd, end);
   if (b[i] !== 0x22) return fault(Status.JsonSyntax, i);
   const r = scanString(b, i, end);

@@ -8,7 +8,7 @@
 // unknown members inside resources and contents survive (rule 4.2).
 
 import { JSONRPCErrorResponseSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { BodyRule } from '../backend/status.js';
+import type { BodyRule } from './rules.js';
 
 /** Anything with zod's safeParse: every SDK result schema is one. */
 export interface Judge {

@@ -5,8 +5,8 @@ import net from 'node:net';
 import type { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { FrameCodec } from '../frame/codec.js';
 import { toMcpError } from '../frame/mcp-error.js';
-import { StreamDecoder } from '../records/decoder.js';
-import type { Outcome, StreamEnd } from '../records/outcome.js';
+import { StreamDecoder } from '../exchange/decoder.js';
+import type { Outcome, StreamEnd } from '../exchange/outcome.js';
 import type { Backend } from '../backend/backend.js';
 import { codecForMethod, type ExchangeRequest } from './proxy.js';
 

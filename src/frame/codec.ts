@@ -14,44 +14,22 @@
 // that value (rules 4.2 and 4.3). The value returned is JSON.parse's, whole:
 // the schema's stripped output is never used.
 
-import type { Backend, BackendName, FrameFault } from '../backend/backend.js';
+import type { Backend } from '../backend/backend.js';
+import type { Fault } from '../wire/fault.js';
 import { defaultBackend } from '../backend/default.js';
 import { locate } from '../contract/locate.js';
-import { judge, judgeError, type Judge, type SchemaFault } from '../contract/schema.js';
+import { judge, judgeError, type SchemaFault } from '../contract/schema.js';
 import { writeFrame } from '../contract/body-writer.js';
 import { EncodeError } from '../contract/encode-rules.js';
+import { registerBuild } from './build.js';
 import { FrameError, toFrameError } from './frame-error.js';
 
 export { toFrameError };
-import type { ErrorObject, Frame } from './frame.js';
-import { TAG_ERROR, TAG_RESULT } from './tags.js';
+export { buildFrame, type CodecChoice, codecFor, isCodec } from './build.js';
+import type { EndpointSpec, ErrorObject, Frame, FrameCodec } from './frame.js';
 
-/** What names an endpoint and judges its results. */
-export interface EndpointSpec {
-  /** The CLI's and the vectors' name for it, e.g. 'list-resources'. */
-  readonly endpoint: string;
-  /** The MCP method it answers, e.g. 'resources/list'. */
-  readonly method: string;
-  /** The SDK schema of its result. */
-  readonly schema: Judge;
-}
-
-export interface FrameCodec<R> extends EndpointSpec {
-  /** The backend that checks bytes for this codec. */
-  readonly backend: BackendName;
-  /** The tag, then compact JSON. Throws EncodeError, writing nothing, for any value decode would refuse. */
-  encode(frame: Frame<R>): Uint8Array;
-  /** The frame in `payload`, whole. Throws FrameError when it is not one. */
-  decode(payload: Uint8Array): Frame<R>;
-  /** As decode, but returns the FrameError instead of throwing it. */
-  tryDecode(payload: Uint8Array): Frame<R> | FrameError;
-  /** Tag and rule 4.1 only: builds no value. null when the bytes pass. */
-  validate(payload: Uint8Array): FrameError | null;
-  /** Builds the frame from a payload whose bytes a backend already checked. */
-  build(payload: Uint8Array, fault: FrameFault | null): Frame<R> | FrameError;
-  /** The same codec over another backend. */
-  withBackend(backend: Backend): FrameCodec<R>;
-}
+export type { EndpointSpec, FrameCodec };
+import { TAG_ERROR, TAG_RESULT } from '../wire/tags.js';
 
 const decoder = new TextDecoder();
 
@@ -67,7 +45,7 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
   const use = backend ? () => backend : defaultBackend;
   const { schema } = spec;
 
-  function build(payload: Uint8Array, fault: FrameFault | null): Frame<R> | FrameError {
+  function build(payload: Uint8Array, fault: Fault | null): Frame<R> | FrameError {
     if (fault) return toFrameError(fault, payload);
     const value: unknown = JSON.parse(decoder.decode(payload.subarray(1)));
     if (payload[0] === TAG_RESULT) {
@@ -104,7 +82,7 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
     return refusal(judge(schema, written));
   }
 
-  return {
+  const codec: FrameCodec<R> = {
     ...spec,
     get backend() {
       return use().name;
@@ -120,9 +98,10 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
       const fault = use().verifyFrame(payload);
       return fault ? toFrameError(fault, payload) : null;
     },
-    build,
     withBackend: (other) => defineCodec<R>(spec, other),
   };
+  registerBuild(codec, build);
+  return codec;
 }
 
 /** The EncodeError for a refusal of rule 4.2 or 4.3. */

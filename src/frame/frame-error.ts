@@ -10,8 +10,9 @@
 // it points at the value the schema's first complaint is about, or at the
 // nearest enclosing one that exists.
 
-import type { FrameFault } from '../backend/backend.js';
-import { bodyRule, RULE_TEXT, Status, type BodyRule } from '../backend/status.js';
+import type { Fault } from '../wire/fault.js';
+import { Status } from '../wire/status.js';
+import { bodyRule, RULE_TEXT, type BodyRule } from '../contract/rules.js';
 
 export type FrameErrorReason = 'empty' | 'unknown-tag' | 'body';
 
@@ -71,7 +72,7 @@ export class FrameError extends Error {
 }
 
 /** The FrameError for a backend's fault. */
-export function toFrameError(fault: FrameFault, payload: Uint8Array): FrameError {
+export function toFrameError(fault: Fault, payload: Uint8Array): FrameError {
   if (fault.status === Status.Empty) return FrameError.empty();
   if (fault.status === Status.UnknownTag) return FrameError.unknownTag(payload[0]);
   const rule = bodyRule(fault.status);

@@ -1,4 +1,4 @@
-// What a channel response carries: a result, or the MCP server's error.
+// What a channel response carries (a result, or the MCP server's error), and what a codec of one endpoint does.
 //
 // # The error is the MCP server's, not ours
 //
@@ -7,6 +7,10 @@
 // tell an agent different things, so it stays a plain number, and `data`,
 // including a `data` of `null`, passes through as it came. Members that no
 // schema knows stay on the object too.
+
+import type { Backend, BackendName } from '../backend/backend.js';
+import type { Judge } from '../contract/schema.js';
+import type { FrameError } from './frame-error.js';
 
 /** The MCP server's JSON-RPC error object, as sent. */
 export interface ErrorObject {
@@ -18,3 +22,28 @@ export interface ErrorObject {
 
 /** One frame: tag 0x00 and the result, or tag 0x01 and the error. */
 export type Frame<R> = { kind: 'result'; result: R } | { kind: 'error'; error: ErrorObject };
+
+/** What names an endpoint and judges its results. */
+export interface EndpointSpec {
+  /** The CLI's and the vectors' name for it, e.g. 'list-resources'. */
+  readonly endpoint: string;
+  /** The MCP method it answers, e.g. 'resources/list'. */
+  readonly method: string;
+  /** The SDK schema of its result. */
+  readonly schema: Judge;
+}
+
+export interface FrameCodec<R> extends EndpointSpec {
+  /** The backend that checks bytes for this codec. */
+  readonly backend: BackendName;
+  /** The tag, then compact JSON. Throws EncodeError, writing nothing, for any value decode would refuse. */
+  encode(frame: Frame<R>): Uint8Array;
+  /** The frame in `payload`, whole. Throws FrameError when it is not one. */
+  decode(payload: Uint8Array): Frame<R>;
+  /** As decode, but returns the FrameError instead of throwing it. */
+  tryDecode(payload: Uint8Array): Frame<R> | FrameError;
+  /** Tag and rule 4.1 only: builds no value. null when the bytes pass. */
+  validate(payload: Uint8Array): FrameError | null;
+  /** The same codec over another backend. */
+  withBackend(backend: Backend): FrameCodec<R>;
+}

@@ -31,7 +31,7 @@
 // record, JS reads six integers from the table and makes one sink call;
 // payloads are passed as (bytes, start, length), never as a new view.
 
-import { Status } from '../backend/status.js';
+import { Status } from '../wire/status.js';
 import { HeldRecord } from './held-record.js';
 import { HEADER_SIZE, KIND_FINISH } from './record.js';
 import { type RecordFault, recordFault } from './record-error.js';

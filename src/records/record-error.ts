@@ -3,7 +3,7 @@
 // Each is fatal, because after one a decoder can never find the next record
 // boundary. Each names the offset of the record's first byte in the stream.
 
-import { Status } from '../backend/status.js';
+import { isRecordError, statusName } from '../wire/status.js';
 
 export type RecordErrorReason = 'bad-kind' | 'bad-finish' | 'oversize' | 'too-many-channels' | 'held-limit' | 'truncated';
 
@@ -13,17 +13,8 @@ export interface RecordFault {
   readonly offset: number;
 }
 
-const REASONS: Partial<Record<number, RecordErrorReason>> = {
-  [Status.BadKind]: 'bad-kind',
-  [Status.BadFinish]: 'bad-finish',
-  [Status.Oversize]: 'oversize',
-  [Status.TooManyChannels]: 'too-many-channels',
-  [Status.HeldLimit]: 'held-limit',
-  [Status.Truncated]: 'truncated',
-};
-
 export function recordFault(status: number, offset: number): RecordFault {
-  const reason = REASONS[status];
+  const reason = isRecordError(status) ? (statusName(status) as RecordErrorReason) : undefined;
   if (!reason) throw new Error(`mcp-frames: status ${status} is not a record error`);
   return { reason, offset };
 }

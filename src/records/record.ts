@@ -7,18 +7,12 @@
 //   offset 5  size 4       payload length, unsigned 32-bit, little-endian
 //   offset 9  size length  payload: the frame (response); nothing (finish)
 //
-// Kinds start at 1 so that a run of zero bytes is refused at once.
+// Kinds start at 1 so that a run of zero bytes is refused at once. The
+// layout's constants are in src/wire/layout.ts; this file writes records.
 
-/** A channel response: the payload is one frame. */
-export const KIND_RESPONSE = 0x01;
-/** A channel response finish: ends the exchange; the payload is empty. */
-export const KIND_FINISH = 0x02;
+import { HEADER_SIZE, KIND_FINISH, KIND_RESPONSE, U32_MAX } from '../wire/layout.js';
 
-/** Bytes before the payload: kind, channel id, length. */
-export const HEADER_SIZE = 9;
-
-/** The largest channel id and payload length a header can hold. */
-export const U32_MAX = 0xffff_ffff;
+export { HEADER_SIZE, KIND_FINISH, KIND_RESPONSE, readU32, U32_MAX } from '../wire/layout.js';
 
 function writeHeader(out: Uint8Array, kind: number, channel: number, length: number): void {
   out[0] = kind;
@@ -63,9 +57,4 @@ export function encodeFinish(channel: number): Uint8Array {
   const out = new Uint8Array(HEADER_SIZE);
   writeHeader(out, KIND_FINISH, channel, 0);
   return out;
-}
-
-/** Reads a little-endian u32 at b[i]. */
-export function readU32(b: Uint8Array, i: number): number {
-  return (b[i] | (b[i + 1] << 8) | (b[i + 2] << 16) | (b[i + 3] << 24)) >>> 0;
 }

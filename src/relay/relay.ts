@@ -23,13 +23,14 @@
 // of 9-byte finishes, costs memory and queue slots in proportion to its
 // bytes, not to its chunks.
 
-import { type Backend, frameFault } from '../backend/backend.js';
-import { Status } from '../backend/status.js';
+import type { Backend } from '../backend/backend.js';
+import { frameFault } from '../wire/fault.js';
+import { Status } from '../wire/status.js';
 import { defaultBackend } from '../backend/default.js';
-import type { FrameCodec } from '../frame/codec.js';
+import { buildFrame, type CodecChoice, codecFor } from '../frame/build.js';
 import { FrameError, toFrameError } from '../frame/frame-error.js';
 import { resolveLimits, type StreamLimits } from '../records/limits.js';
-import { OpenChannels } from '../records/open-channels.js';
+import { OpenChannels } from '../exchange/open-channels.js';
 import { NOT_VERIFIED, type RecordReader, type RecordSink } from '../records/reader.js';
 import { RecordError, type RecordFault } from '../records/record-error.js';
 import { encodeFinish, HEADER_SIZE } from '../records/record.js';
@@ -45,7 +46,7 @@ export interface RelayOptions extends StreamLimits {
   /** 'json' (default): tag and strict JSON text; 'full': also the endpoint's schema; 'none': records and sequences only. */
   validate?: ValidationLevel;
   /** The endpoint codec for 'full', one for all channels or chosen per channel. */
-  endpoint?: FrameCodec<unknown> | ((channel: number) => FrameCodec<unknown>);
+  endpoint?: CodecChoice<unknown>;
   /** The backend that checks bytes; the default backend if left out. */
   backend?: Backend;
   /** Called once per fault, synchronously, in stream order. */
@@ -370,9 +371,7 @@ export class RelayState implements RecordSink {
     const verdict = status === NOT_VERIFIED ? this.backend.verifyFrame(payload) : frameFault(status, faultOffset);
     if (verdict) return toFrameError(verdict, payload);
     if (level === 'json') return null;
-    const endpoint = this.options.endpoint!;
-    const codec = typeof endpoint === 'function' ? endpoint(channel) : endpoint;
-    const frame = codec.build(payload, null);
+    const frame = buildFrame(codecFor(this.options.endpoint!, channel), payload, null);
     return frame instanceof FrameError ? frame : null;
   }
 

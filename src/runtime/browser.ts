@@ -32,9 +32,9 @@
 // condition names gets the entry that assumes the least.
 
 import { scalar, simd } from './core-base64.js';
-import { adopt, useBuilds } from './choice.js';
+import { adopt, useBuilds } from './selection.js';
 
-export * from './face.js';
+export * from './api.js';
 
 function decode(base64: string): Uint8Array<ArrayBuffer> {
   const text = atob(base64);

@@ -16,9 +16,9 @@
 // then reads 'js'.
 
 import { BackendUnavailableError } from '../backend/loader.js';
-import { useBuilds } from './choice.js';
+import { useBuilds } from './selection.js';
 
-export * from './face.js';
+export * from './api.js';
 
 /** The part of Deno's namespace this entry uses; the ambient types are Deno's own and not installed here. */
 declare const Deno: { readFileSync(path: URL): Uint8Array<ArrayBuffer> };

@@ -20,8 +20,8 @@
 
 import simd from '../../build/core-simd.wasm';
 import scalar from '../../build/core-scalar.wasm';
-import { useBuilds } from './choice.js';
+import { useBuilds } from './selection.js';
 
-export * from './face.js';
+export * from './api.js';
 
 useBuilds((name) => (name === 'simd' ? simd : scalar));

@@ -6,8 +6,8 @@
 // error the stream; it is an event, because the outcomes before it (and the
 // incomplete ones it causes) are answers the reader still needs.
 
-import { StreamDecoder, type StreamDecoderOptions } from '../records/decoder.js';
-import type { StreamEvent } from '../records/outcome.js';
+import { StreamDecoder, type StreamDecoderOptions } from '../exchange/decoder.js';
+import type { StreamEvent } from '../exchange/outcome.js';
 
 export function createDecoderStream<R = unknown>(options: StreamDecoderOptions<R>): TransformStream<Uint8Array, StreamEvent<R>> {
   const decoder = new StreamDecoder<R>(options);

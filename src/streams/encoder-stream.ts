@@ -8,7 +8,7 @@
 // record is queued. A response goes out as two chunks, its header and its
 // frame, so the frame's bytes are never copied.
 
-import type { FrameCodec } from '../frame/codec.js';
+import { type CodecChoice, codecFor } from '../frame/build.js';
 import type { Frame } from '../frame/frame.js';
 import { encodeFinish, encodeResponseHeader } from '../records/record.js';
 
@@ -20,7 +20,7 @@ export type ChannelMessage<R = unknown> =
 
 export interface EncoderStreamOptions<R> {
   /** The codec that encodes `frame` messages, for every channel or chosen per channel. */
-  endpoint?: FrameCodec<R> | ((channel: number) => FrameCodec<R>);
+  endpoint?: CodecChoice<R>;
   /** Bytes the output may queue before the writer waits. Default 1 MiB. */
   highWaterMark?: number;
 }
@@ -39,8 +39,7 @@ export function createEncoderStream<R = unknown>(options: EncoderStreamOptions<R
           payload = message.payload;
         } else {
           if (!endpoint) throw new TypeError('a frame message needs the encoder stream to have an endpoint codec');
-          const codec = typeof endpoint === 'function' ? endpoint(message.channel) : endpoint;
-          payload = codec.encode(message.frame);
+          payload = codecFor(endpoint, message.channel).encode(message.frame);
         }
         controller.enqueue(encodeResponseHeader(message.channel, payload.length));
         controller.enqueue(payload);

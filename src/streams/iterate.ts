@@ -4,8 +4,8 @@
 // of Buffers (Uint8Arrays), as are Web ReadableStreams in Node, Deno and
 // Bun; these helpers take any of them.
 
-import { StreamDecoder, type StreamDecoderOptions } from '../records/decoder.js';
-import type { StreamEvent } from '../records/outcome.js';
+import { StreamDecoder, type StreamDecoderOptions } from '../exchange/decoder.js';
+import type { StreamEvent } from '../exchange/outcome.js';
 
 /** Yields every event of the record stream `source`, ending with its StreamEnd. */
 export async function* readOutcomes<R = unknown>(

@@ -2,9 +2,10 @@
 //
 // # Await the drain, never buffer ahead
 //
-// While `write` answers false the writer waits for 'drain', so what is in
-// flight stays within the writable's own high-water mark. The wait also
-// ends on 'error' and 'close': a writable that has gone away never drains.
+// While `write` answers false the writer waits for 'drain' (drained()), so
+// what is in flight stays within the writable's own high-water mark. The
+// wait also ends on 'error' and 'close': a writable that has gone away
+// never drains. The CLI's line writer and the relay's pipe both wait so.
 //
 // # A failed write is an error, not an end
 //
@@ -68,32 +69,4 @@ export function drained(sink: Sink): Promise<void> {
     sink.on('error', settle);
     sink.on('close', settle);
   });
-}
-
-/**
- * Writes a Web ReadableStream into a Node writable, waiting for 'drain'
- * when it is full. Resolves when the readable ended and every chunk was
- * handed to the writable. When the writable fails or goes away first, the
- * readable is cancelled (so its writer stops too, instead of both waiting
- * for a 'drain' that never comes) and the promise rejects with SinkFailed.
- * When the readable errors, the promise rejects with that error.
- */
-export async function drainInto(readable: ReadableStream<Uint8Array>, sink: Sink): Promise<void> {
-  const watch = watchSink(sink);
-  const reader = readable.getReader();
-  try {
-    for (;;) {
-      const failure = watch.failure();
-      if (failure) {
-        await reader.cancel(failure);
-        throw failure;
-      }
-      const { done, value } = await reader.read();
-      if (done) return;
-      if (!sink.write(value)) await drained(sink);
-    }
-  } finally {
-    watch.stop();
-    reader.releaseLock();
-  }
 }

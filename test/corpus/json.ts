@@ -26,7 +26,7 @@
 // Raw bytes are written with `b(...)`, which joins ASCII strings and byte
 // lists, so that the offsets can be counted by eye.
 
-import { Status } from '../../src/backend/status.js';
+import { Status } from '../../src/wire/status.js';
 
 export interface JsonCase {
   name: string;

@@ -117,7 +117,7 @@ function checks(chromium) {
     {
       kind: 'runtime',
       name: 'edge-runtime',
-      entry: 'dist/core.js',
+      entry: 'dist/runtime/given.js',
       run: async (vectors) => runEdge(root, vectors),
     },
   ];

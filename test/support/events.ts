@@ -4,8 +4,8 @@
 // agree on reason, tag, rule and offset (the message is prose).
 
 import type { FrameError } from '../../src/frame/frame-error.js';
-import type { StreamEvent } from '../../src/records/outcome.js';
-import { StreamDecoder, type StreamDecoderOptions } from '../../src/records/decoder.js';
+import type { StreamEvent } from '../../src/exchange/outcome.js';
+import { StreamDecoder, type StreamDecoderOptions } from '../../src/exchange/decoder.js';
 
 export interface PlainFault {
   reason: string;

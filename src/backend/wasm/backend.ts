@@ -19,9 +19,10 @@
 
 import { type InPlaceRecord, RecordReader, type Scan, type ScanKernel } from '../../records/reader.js';
 import { HEADER_SIZE } from '../../records/record.js';
-import { type Backend, type BackendName, frameFault } from '../backend.js';
-import { Status } from '../status.js';
-import { Core } from './core.js';
+import type { Backend, BackendName } from '../backend.js';
+import { frameFault } from '../../wire/fault.js';
+import { Status } from '../../wire/status.js';
+import { CoreInstance } from './instance.js';
 
 /** Most cores lent out at once to hold records in place; beyond that, cut records wait in JS. */
 const MAX_LEASED = 8;
@@ -50,7 +51,7 @@ const RECENT = 16;
  * go instead of kept, and the next lending makes a fresh, small one.
  */
 export class CorePool {
-  private readonly free: Core[] = [];
+  private readonly free: CoreInstance[] = [];
   private leased = 0;
   /** A lease whose reader was dropped mid-record (never ended) is counted back when the reader is collected. */
   private readonly abandoned =
@@ -67,15 +68,15 @@ export class CorePool {
     this.free.push(this.create());
   }
 
-  private create(): Core {
-    return new Core(new WebAssembly.Instance(this.module, {}));
+  private create(): CoreInstance {
+    return new CoreInstance(new WebAssembly.Instance(this.module, {}));
   }
 
-  acquire(): Core {
+  acquire(): CoreInstance {
     return this.free.pop() ?? this.create();
   }
 
-  release(core: Core): void {
+  release(core: CoreInstance): void {
     this.peak = Math.max(this.peak, core.peak);
     if (++this.lendings === RECENT) {
       this.lastPeak = this.peak;
@@ -89,14 +90,14 @@ export class CorePool {
   }
 
   /** A free core for a record held in place, or null when none is free or the cap is reached. `holder` is watched for being dropped. */
-  lease(holder: object): Core | null {
+  lease(holder: object): CoreInstance | null {
     if (this.leased >= MAX_LEASED || this.free.length === 0) return null;
     this.leased++;
     this.abandoned?.register(holder, null, holder);
     return this.free.pop()!;
   }
 
-  endLease(core: Core, holder: object): void {
+  endLease(core: CoreInstance, holder: object): void {
     this.abandoned?.unregister(holder);
     this.leased--;
     this.release(core);
@@ -117,7 +118,7 @@ class CoreScan implements Scan {
   stop: Int32Array = EMPTY_I32;
   bytes: Uint8Array = EMPTY;
   base = 0;
-  private core: Core | null = null;
+  private core: CoreInstance | null = null;
   private length = 0;
   private maxFrame = 0;
   private verify = false;
@@ -127,7 +128,7 @@ class CoreScan implements Scan {
   constructor(private readonly pool: CorePool) {}
 
   /** Scans scratch[0, length) of `core`; `leased` says how to give it back. */
-  start(core: Core, length: number, maxFrame: number, verify: boolean, leased: object | null): this {
+  start(core: CoreInstance, length: number, maxFrame: number, verify: boolean, leased: object | null): this {
     this.core = core;
     this.length = length;
     this.maxFrame = maxFrame;
@@ -164,7 +165,7 @@ class CoreScan implements Scan {
 /** A record cut across chunks, held in the scratch of a leased core until it is whole. */
 class LeasedRecord implements InPlaceRecord {
   length = 0;
-  private core: Core | null = null;
+  private core: CoreInstance | null = null;
 
   constructor(
     private readonly pool: CorePool,

@@ -25,7 +25,7 @@
 // the stream). Nothing is allocated per exchange. Opening order is a
 // sequence number per entry, sorted only when the stream ends.
 
-import { Status } from '../backend/status.js';
+import { Status } from '../wire/status.js';
 
 /** Slots never fall below this; the table doubles past half full. */
 const MIN_SLOTS = 16;

@@ -15,16 +15,16 @@
 // the outcome waits for the finish. A second response turns the channel into
 // a sequence violation and is dropped, as are any after it.
 
-import { type Backend, frameFault } from '../backend/backend.js';
-import type { FrameCodec } from '../frame/codec.js';
+import type { Backend } from '../backend/backend.js';
+import { frameFault } from '../wire/fault.js';
+import { buildFrame, type CodecChoice, codecFor } from '../frame/build.js';
 import type { Frame } from '../frame/frame.js';
 import { FrameError } from '../frame/frame-error.js';
 import { OpenChannels } from './open-channels.js';
-import { NOT_VERIFIED, type RecordSink } from './reader.js';
+import { NOT_VERIFIED, type RecordSink } from '../records/reader.js';
 import type { Outcome } from './outcome.js';
 
-/** The codec of each channel's endpoint, chosen by the caller. */
-export type CodecChoice<R> = FrameCodec<R> | ((channel: number) => FrameCodec<R>);
+export type { CodecChoice };
 
 /** A record as it was read: which kind, on which channel, where, and how long its payload. */
 export interface RecordInfo {
@@ -61,8 +61,8 @@ export class ChannelSequence<R> implements RecordSink {
       return;
     }
     const payload = bytes.subarray(start, start + length);
-    const codec = typeof this.codecs === 'function' ? this.codecs(channel) : this.codecs;
-    const frame = codec.build(payload, status === NOT_VERIFIED ? this.backend.verifyFrame(payload) : frameFault(status, faultOffset));
+    const fault = status === NOT_VERIFIED ? this.backend.verifyFrame(payload) : frameFault(status, faultOffset);
+    const frame = buildFrame(codecFor(this.codecs, channel), payload, fault);
     this.open.open(channel, length, frame);
   }
 

@@ -5,7 +5,7 @@
 
 import type { ErrorObject } from '../frame/frame.js';
 import type { FrameError } from '../frame/frame-error.js';
-import type { RecordErrorReason } from './record-error.js';
+import type { RecordErrorReason } from '../records/record-error.js';
 
 export type Outcome<R = unknown> =
   /** A response, then the finish: the result. */

@@ -1,4 +1,4 @@
-// Loading a backend by name on Node, from the .wasm files this package ships.
+// The core builds read from disk, for Node and Bun: build/core-*.wasm at the package root, and loadBackend over them.
 //
 // The files are read synchronously from build/ at the package root (from
 // dist/backend or src/backend alike), only when a WebAssembly backend is
@@ -11,7 +11,7 @@ export { BACKEND_CHOICES, BackendUnavailableError, type BackendChoice } from './
 
 const BUILD = new URL('../../build/', import.meta.url);
 
-function readBuild(name: 'simd' | 'scalar'): Uint8Array<ArrayBuffer> {
+export function readBuild(name: 'simd' | 'scalar'): Uint8Array<ArrayBuffer> {
   const url = new URL(`core-${name}.wasm`, BUILD);
   try {
     return new Uint8Array(readFileSync(url));

@@ -24,7 +24,7 @@ export interface CoreExports {
 const PAGE = 65536;
 const GROWTH_STEP = 16 * PAGE; // 1 MiB
 
-export class Core {
+export class CoreInstance {
   readonly exports: CoreExports;
   /** Where scratch starts. */
   readonly scratch: number;

@@ -8,10 +8,11 @@
 
 import type { Backend } from '../backend/backend.js';
 import { defaultBackend } from '../backend/default.js';
-import { resolveLimits, type StreamLimits } from './limits.js';
-import type { RecordReader } from './reader.js';
-import type { RecordFault } from './record-error.js';
-import { ChannelSequence, type CodecChoice, type RecordInfo } from './sequence.js';
+import { resolveLimits, type StreamLimits } from '../records/limits.js';
+import type { RecordReader } from '../records/reader.js';
+import type { RecordFault } from '../records/record-error.js';
+import { type CodecChoice, isCodec } from '../frame/build.js';
+import { ChannelSequence, type RecordInfo } from './sequence.js';
 import type { StreamEvent } from './outcome.js';
 
 export interface StreamDecoderOptions<R> extends StreamLimits {
@@ -33,7 +34,7 @@ export class StreamDecoder<R = unknown> {
   constructor(options: StreamDecoderOptions<R>) {
     const limits = resolveLimits(options);
     const { endpoint } = options;
-    if (typeof endpoint !== 'function' && typeof endpoint?.build !== 'function') {
+    if (typeof endpoint !== 'function' && !isCodec(endpoint)) {
       throw new TypeError('endpoint must be a codec, or a function choosing one per channel');
     }
     this.backend = options.backend ?? defaultBackend();

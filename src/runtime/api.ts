@@ -6,5 +6,5 @@
 // hands its own builds to it (the Node entry reads them from disk).
 
 export * from '../index.js';
-export { backend, ready, loadBackend } from './choice.js';
+export { backend, ready, loadBackend } from './selection.js';
 export { BACKEND_CHOICES, BackendUnavailableError, type BackendChoice } from '../backend/loader.js';

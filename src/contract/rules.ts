@@ -1,36 +1,9 @@
-// What the core says about a run of bytes, mirrored from assembly/status.ts.
+// The rules a body breaks (WIRE.md section 4), by name, each with the sentence that says it.
 //
-// The core and this file must say the same thing; test/status-mirror.test.ts
-// reads assembly/status.ts and fails when they drift apart. See that file for
-// the offset conventions.
+// A body error's rule is its status's name (src/wire/status.ts); the
+// sentences are what FrameError and the CLI say of each.
 
-export const Status = {
-  Ok: 0,
-  Incomplete: 1,
-  BadKind: 10,
-  BadFinish: 11,
-  Oversize: 12,
-  TooManyChannels: 13,
-  Truncated: 14,
-  HeldLimit: 15,
-  Empty: 20,
-  UnknownTag: 21,
-  JsonSyntax: 30,
-  JsonEnd: 31,
-  Utf8: 32,
-  Bom: 33,
-  ControlChar: 34,
-  BadEscape: 35,
-  LoneSurrogate: 36,
-  NumberRange: 37,
-  Depth: 38,
-  Trailing: 39,
-  Schema: 40,
-  CodeRange: 41,
-  TableFull: 50,
-} as const;
-
-export type Status = (typeof Status)[keyof typeof Status];
+import { isBodyError, statusName } from '../wire/status.js';
 
 /** The rule a body error breaks, as FrameError and the CLI name it. */
 export type BodyRule =
@@ -47,24 +20,9 @@ export type BodyRule =
   | 'schema'
   | 'code-range';
 
-const BODY_RULES: Partial<Record<number, BodyRule>> = {
-  [Status.JsonSyntax]: 'json-syntax',
-  [Status.JsonEnd]: 'json-end',
-  [Status.Utf8]: 'utf8',
-  [Status.Bom]: 'bom',
-  [Status.ControlChar]: 'control-char',
-  [Status.BadEscape]: 'bad-escape',
-  [Status.LoneSurrogate]: 'lone-surrogate',
-  [Status.NumberRange]: 'number-range',
-  [Status.Depth]: 'depth',
-  [Status.Trailing]: 'trailing',
-  [Status.Schema]: 'schema',
-  [Status.CodeRange]: 'code-range',
-};
-
 /** The body rule a status names, or undefined when it is not a body error. */
 export function bodyRule(status: number): BodyRule | undefined {
-  return BODY_RULES[status];
+  return isBodyError(status) ? (statusName(status) as BodyRule) : undefined;
 }
 
 /** One sentence per rule, naming it the way WIRE.md section 4 does. */

@@ -21,11 +21,11 @@
 //   import simd from 'mcp-frames/wasm/simd';   // however the host turns it into a Module
 //   init({ simd });                             // 'wasm-simd'
 
-import type { BackendName } from './backend/backend.js';
-import { BackendUnavailableError } from './backend/loader.js';
-import { useBuilds } from './runtime/choice.js';
+import type { BackendName } from '../backend/backend.js';
+import { BackendUnavailableError } from '../backend/loader.js';
+import { useBuilds } from './selection.js';
 
-export * from './runtime/face.js';
+export * from './api.js';
 /** The two builds, as modules the host compiled (or bytes, where the host may compile them). */
 export interface CoreBuilds {
   simd?: WebAssembly.Module | BufferSource;

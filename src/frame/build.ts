@@ -1,0 +1,42 @@
+// Building a frame from bytes a backend already checked: how the stream decoder and the relay reach a codec's insides.
+//
+// A codec's build step is the library's own, off the public API: codecs
+// made by defineCodec register it here, and buildFrame finds it. This
+// module imports no schema, so the relay (and the CLI's relay) can take it
+// without loading the SDK.
+
+import type { Fault } from '../wire/fault.js';
+import type { FrameError } from './frame-error.js';
+import type { Frame, FrameCodec } from './frame.js';
+
+/** The codec of every channel, or a function choosing one per channel. */
+export type CodecChoice<R> = FrameCodec<R> | ((channel: number) => FrameCodec<R>);
+
+/** The codec `choice` gives `channel`. */
+export function codecFor<R>(choice: CodecChoice<R>, channel: number): FrameCodec<R> {
+  return typeof choice === 'function' ? choice(channel) : choice;
+}
+
+type Build = (payload: Uint8Array, fault: Fault | null) => Frame<unknown> | FrameError;
+const BUILDERS = new WeakMap<object, Build>();
+
+/** Records a codec's build step (defineCodec calls it). */
+export function registerBuild(codec: object, build: Build): void {
+  BUILDERS.set(codec, build);
+}
+
+/** Whether `x` is a codec made by defineCodec. */
+export function isCodec(x: unknown): x is FrameCodec<unknown> {
+  return typeof x === 'object' && x !== null && BUILDERS.has(x);
+}
+
+/**
+ * The frame in `payload`, whose bytes a backend already checked (`fault`
+ * is its verdict): for the stream decoder and the relay, which check
+ * bytes in bulk and build values only where they must.
+ */
+export function buildFrame<R>(codec: FrameCodec<R>, payload: Uint8Array, fault: Fault | null): Frame<R> | FrameError {
+  const build = BUILDERS.get(codec);
+  if (!build) throw new TypeError('mcp-frames: not a codec made by defineCodec');
+  return build(payload, fault) as Frame<R> | FrameError;
+}
