@@ -18,7 +18,7 @@ import { Status, bodyRule } from '../backend/status.js';
 import type { Backend, BackendName, FrameFault } from '../backend/backend.js';
 import { defaultBackend } from '../backend/default.js';
 import { locate } from '../contract/locate.js';
-import { judge, judgeError, type Judge, type SchemaFault } from '../contract/schema.js';
+import { codeRange, compiledJudge, ErrorObjectSchema, judge, judgeError, judgeWith, type Judge, type SchemaFault } from '../contract/schema.js';
 import { checkEncodable, EncodeError } from '../contract/encode-rules.js';
 import { FrameError } from './frame-error.js';
 import type { ErrorObject, Frame } from './frame.js';
@@ -74,15 +74,20 @@ function schemaError(fault: SchemaFault, payload: Uint8Array): FrameError {
 export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCodec<R> {
   const use = backend ? () => backend : defaultBackend;
   const { schema } = spec;
+  // Resolved once: the compiled judges of this codec's result and of the error object.
+  const resultNode = compiledJudge(schema);
+  const errorNode = compiledJudge(ErrorObjectSchema);
+  const judgeResult = (value: unknown) => (resultNode ? judgeWith(resultNode, schema, value) : judge(schema, value));
+  const judgeErrorObject = (value: unknown) => (errorNode ? (judgeWith(errorNode, ErrorObjectSchema, value) ?? codeRange(value)) : judgeError(value));
 
   function build(payload: Uint8Array, fault: FrameFault | null): Frame<R> | FrameError {
     if (fault) return toFrameError(fault, payload);
     const value: unknown = JSON.parse(decoder.decode(payload.subarray(1)));
     if (payload[0] === TAG_RESULT) {
-      const bad = judge(schema, value);
+      const bad = judgeResult(value);
       return bad ? schemaError(bad, payload) : { kind: 'result', result: value as R };
     }
-    const bad = judgeError(value);
+    const bad = judgeErrorObject(value);
     return bad ? schemaError(bad, payload) : { kind: 'error', error: value as ErrorObject };
   }
 
