@@ -67,9 +67,9 @@ const candidates = fc.oneof(unitString, editedBase64, fc.string({ maxLength: 10 
 function jsonBody(s: string, escapes: boolean[]): Uint8Array {
   let text = '';
   [...s].forEach((ch, k) => {
-    const escape = escapes[k % Math.max(1, escapes.length)];
-    if (escape && ch === '/') text += '\\/';
-    else if (escape && ch.length === 1) text += `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`;
+    const escaped = escapes[k % Math.max(1, escapes.length)];
+    if (escaped && ch === '/') text += '\\/';
+    else if (escaped && ch.length === 1) text += `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`;
     else text += JSON.stringify(ch).slice(1, -1);
   });
   return new TextEncoder().encode(`"${text}"`);

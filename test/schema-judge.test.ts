@@ -3,6 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { NODES, ROOTS } from '../src/contract/generated/judges.js';
+import { judgeBytes } from '../src/contract/judge-bytes.js';
 import { finalize } from '../src/contract/judge-kit.js';
 import { COMPILED_DRIFT, ErrorObjectSchema, type Judge, judge } from '../src/contract/schema.js';
 import { ENDPOINTS } from '../src/frame/endpoints.js';
@@ -132,5 +133,76 @@ describe('values no generator draws', () => {
   ];
   test.each(cases)('%s', (_name, schema, value) => {
     expect(judgeSays(schema, value)).toEqual(zodSays(schema, value));
+  });
+});
+
+/**
+ * JSON text for a value as a server might write it: whitespace, member
+ * names escaped, and members written twice, the first time with another
+ * value (JSON.parse keeps the last).
+ */
+function serialize(v: unknown, pick: () => number): string {
+  const ws = () => [' ', '', '\n  ', '\t'][pick() % 4];
+  if (Array.isArray(v)) return `[${ws()}${v.map((x) => serialize(x, pick)).join(`,${ws()}`)}${ws()}]`;
+  if (v !== null && typeof v === 'object') {
+    const members: string[] = [];
+    for (const [k, x] of Object.entries(v)) {
+      const name = pick() % 5 === 0 ? `"${[...k].map((ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"` : JSON.stringify(k);
+      if (pick() % 7 === 0) members.push(`${name}:${[1, '"x"', '[1,{}]', '{"a":null}', 'null'][pick() % 5]}`);
+      members.push(`${name}${ws()}:${ws()}${serialize(x, pick)}`);
+    }
+    return `{${ws()}${members.join(`,${ws()}`)}${ws()}}`;
+  }
+  return JSON.stringify(v);
+}
+
+describe(`the byte judge gives the value judge's answer on the text (seed ${SEED})`, () => {
+  const encoder = new TextEncoder();
+  test.each(ROOTS.map(([name, schema, id]) => [name, schema, id] as const))('%s', (_name, schema, id) => {
+    fc.assert(
+      fc.property(valuesFor(schema), fc.array(fc.nat(), { minLength: 8, maxLength: 8 }), fc.constantFrom(0, 4, 24, 200), (raw, picks, small) => {
+        if (raw === undefined) return;
+        let k = 0;
+        const text = serialize(raw, () => picks[k++ % picks.length] + k);
+        const value = JSON.parse(text);
+        const bytes = encoder.encode(`  ${text} `);
+        const f = judgeBytes(NODES[id], bytes, 0, bytes.length, small);
+        expect(f === undefined ? null : finalize(f)).toEqual(zodSays(schema, value));
+      }),
+      { seed: SEED, numRuns: RUNS },
+    );
+  });
+});
+
+describe('the byte judge on texts written to trip it', () => {
+  const encoder = new TextEncoder();
+  const TOOLS = ENDPOINTS['list-tools'].schema;
+  const tool = (properties: string) => `{"tools":[{"name":"t","inputSchema":{"type":"object","properties":${properties}}}]}`;
+  const cases: [string, Judge, string][] = [
+    ['index-like names out of order', TOOLS, tool('{"b":1,"2":1,"1":{},"10":1}')],
+    ['a name repeated: its first place, its last value', TOOLS, tool('{"a":{},"b":1,"a":2}')],
+    ['a name repeated, the last value passing', TOOLS, tool('{"a":1,"b":{},"a":{},"c":1}')],
+    ['__proto__ among the names', TOOLS, tool('{"__proto__":1,"x":2}')],
+    ['__proto__ escaped among the names', TOOLS, tool('{"\\u005f_proto__":1,"x":{}}')],
+    ['4294967295 is not an index', TOOLS, tool('{"4294967295":1,"4294967294":2}')],
+    ['escaped names', TOOLS, tool('{"\\u0061":1,"\\u0031":2}')],
+    ['one name written raw and escaped', TOOLS, tool('{"😀":1,"b":{},"\\ud83d\\ude00":{},"é":2,"\\u00e9":{}}')],
+    ['names alike but for their last unit', TOOLS, tool('{"ab":{},"a":1,"abc":{}}')],
+    ['index names written with escapes and zeros', TOOLS, tool('{"x":1,"\\u0032":1,"01":1,"0":{},"1":{}}')],
+    ['a shape name escaped, then raw', ENDPOINTS['list-resources'].schema, '{"resources":[{"n\\u0061me":"x","uri":"u","\\u006eame":5}]}'],
+    ['a member named twice in an item', ENDPOINTS['list-resources'].schema, '{"resources":[{"name":1,"uri":"u","name":"n"}]}'],
+    ['a quote escaped in a name', ENDPOINTS['list-resources'].schema, '{"resources":[{"na\\"me":1,"uri":"u"}]}'],
+    ['backslashes before a closing quote', ENDPOINTS['list-resources'].schema, '{"resources":[{"name":"a\\\\\\\\","uri":5}]}'],
+    ['a blob written with escapes', ENDPOINTS['read-resource'].schema, '{"contents":[{"uri":"u","blob":"QU\\/C\\n\\u0041A=="}]}'],
+    ['a blob escaped into refusal', ENDPOINTS['read-resource'].schema, '{"contents":[{"uri":"u","blob":"QUJD\\u0021"}]}'],
+  ];
+  test.each(cases)('%s', (_name, schema, text) => {
+    const id = ROOTS.find(([, s]) => s === schema)![2];
+    const want = zodSays(schema, JSON.parse(text));
+    for (const small of [0, 3, 16, 1 << 20]) {
+      const bytes = encoder.encode(text);
+      const f = judgeBytes(NODES[id], bytes, 0, bytes.length, small);
+      expect(f === undefined ? null : finalize(f)).toEqual(want);
+    }
   });
 });

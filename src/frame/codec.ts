@@ -18,7 +18,18 @@ import { Status, bodyRule } from '../backend/status.js';
 import type { Backend, BackendName, FrameFault } from '../backend/backend.js';
 import { defaultBackend } from '../backend/default.js';
 import { locate } from '../contract/locate.js';
-import { codeRange, compiledJudge, ErrorObjectSchema, judge, judgeError, judgeWith, type Judge, type SchemaFault } from '../contract/schema.js';
+import { judgeBytes, SMALL } from '../contract/judge-bytes.js';
+import {
+  codeRange,
+  compiledJudge,
+  ErrorObjectSchema,
+  faultOf,
+  judge,
+  judgeError,
+  judgeWith,
+  type Judge,
+  type SchemaFault,
+} from '../contract/schema.js';
 import { checkEncodable, EncodeError } from '../contract/encode-rules.js';
 import { FrameError } from './frame-error.js';
 import type { ErrorObject, Frame } from './frame.js';
@@ -82,6 +93,16 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
 
   function build(payload: Uint8Array, fault: FrameFault | null): Frame<R> | FrameError {
     if (fault) return toFrameError(fault, payload);
+    const node = payload[0] === TAG_RESULT ? resultNode : errorNode;
+    // A large body is judged on its bytes before any value is built (src/contract/judge-bytes.ts).
+    if (node !== undefined && payload.length - 1 > SMALL) {
+      const bad = judgeBytes(node, payload, 1, payload.length);
+      if (bad) return schemaError(faultOf(bad), payload);
+      const value: unknown = JSON.parse(decoder.decode(payload.subarray(1)));
+      if (payload[0] === TAG_RESULT) return { kind: 'result', result: value as R };
+      const range = codeRange(value);
+      return range ? schemaError(range, payload) : { kind: 'error', error: value as ErrorObject };
+    }
     const value: unknown = JSON.parse(decoder.decode(payload.subarray(1)));
     if (payload[0] === TAG_RESULT) {
       const bad = judgeResult(value);
