@@ -279,11 +279,12 @@ class Walk {
   constructor(
     readonly b: Uint8Array,
     readonly small: number,
+    readonly nodes: readonly JudgeNode[],
   ) {}
 
   /** The first fault of the value at b[s, e), trimmed, under the node with id `id`. */
   value(id: number, s: number, e: number): Fault | undefined {
-    return this.node(NODES[id], s, e);
+    return this.node(this.nodes[id], s, e);
   }
 
   /** The first fault of the value at b[s, e), trimmed, under `node`. */
@@ -303,7 +304,7 @@ class Walk {
         if (c === OPEN_OBJECT || c === OPEN_ARRAY) return undefined;
         break;
       case 'leaf':
-        if (c === QUOTE && PLAIN_STRINGS.has(node)) return undefined;
+        if (c === QUOTE && isPlainStringNode(node)) return undefined;
         break;
       case 'base64':
         if (c !== QUOTE) break;
@@ -379,8 +380,8 @@ class Walk {
       const { name, child, mode } = keys[k];
       let f: Fault | undefined;
       if (starts[k] >= 0) f = this.value(child, starts[k], ends[k]);
-      else if (mode === 'B') f = NODES[child].why(undefined) ?? nonoptional();
-      else if (mode === 'C') f = NODES[child].why(undefined);
+      else if (mode === 'B') f = this.nodes[child].why(undefined) ?? nonoptional();
+      else if (mode === 'C') f = this.nodes[child].why(undefined);
       if (f !== undefined) {
         first = merge(first, prefix(f, name));
         if (first.aborted) return first;
@@ -397,7 +398,7 @@ class Walk {
   private array(node: Extract<JudgeNode, { kind: 'array' }>, s: number): Fault | undefined {
     const b = this.b;
     const small = this.small;
-    const element = NODES[node.element];
+    const element = this.nodes[node.element];
     if (element.kind === 'unknown' && node.cap === Infinity) return undefined;
     if (node.cap !== Infinity) {
       // zod's capSize judges no element of an array past its cap; it reads only the length.
@@ -552,7 +553,17 @@ class NameTable {
   }
 }
 
-const PLAIN_STRINGS: ReadonlySet<JudgeNode> = new Set(NODES.filter((n) => n.kind === 'leaf' && isPlainString(n.zod)));
+const plainStrings = new WeakMap<JudgeNode, boolean>();
+
+/** Whether a leaf is z.string() and nothing more: any string passes it. */
+function isPlainStringNode(node: JudgeNode): boolean {
+  let plain = plainStrings.get(node);
+  if (plain === undefined) {
+    plain = isPlainString(node.zod);
+    plainStrings.set(node, plain);
+  }
+  return plain;
+}
 
 const keyHashCache = new WeakMap<JudgeNode, Int32Array>();
 
@@ -578,13 +589,22 @@ function lengthOnly(n: number): unknown[] {
 /**
  * The first fault of the JSON text b[start, end) under a compiled judge, or
  * undefined when the value it holds passes. The text must be one JSON value
- * that the backend accepted (whitespace around it is allowed).
+ * that the backend accepted (whitespace around it is allowed). `nodes` is
+ * the table the node's children are numbered in: the SDK's judges unless
+ * given.
  */
-export function judgeBytes(node: JudgeNode, b: Uint8Array, start: number, end: number, small = smallFor(end - start)): Fault | undefined {
+export function judgeBytes(
+  node: JudgeNode,
+  b: Uint8Array,
+  start: number,
+  end: number,
+  small = smallFor(end - start),
+  nodes: readonly JudgeNode[] = NODES,
+): Fault | undefined {
   const s = skipWhitespace(b, start);
   let e = end;
   while (e > s && (b[e - 1] === 0x20 || b[e - 1] === 0x0a || b[e - 1] === 0x0d || b[e - 1] === 0x09)) e--;
-  return new Walk(b, small).node(node, s, e);
+  return new Walk(b, small, nodes).node(node, s, e);
 }
 
 /**
