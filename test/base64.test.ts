@@ -61,7 +61,20 @@ const editedBase64 = fc
     return s;
   });
 
-const candidates = fc.oneof(unitString, editedBase64, fc.string({ maxLength: 10 }), fc.string({ unit: 'binary', maxLength: 8 }));
+/** Long base64 (past the word loop's threshold), with a few units of UNITS put in anywhere. */
+const longEdited = fc
+  .tuple(fc.uint8Array({ minLength: 40, maxLength: 400 }), fc.array(fc.tuple(fc.nat(), fc.constantFrom(...UNITS)), { maxLength: 3 }), fc.boolean())
+  .map(([bytes, edits, strip]) => {
+    let s = Buffer.from(bytes).toString('base64');
+    if (strip) s = s.replace(/=+$/, '');
+    for (const [at, insert] of edits) {
+      const k = at % (s.length + 1);
+      s = s.slice(0, k) + insert + s.slice(k);
+    }
+    return s;
+  });
+
+const candidates = fc.oneof(unitString, editedBase64, longEdited, fc.string({ maxLength: 10 }), fc.string({ unit: 'binary', maxLength: 8 }));
 
 /** s as the bytes between a JSON string's quotes, some units written as escapes. */
 function jsonBody(s: string, escapes: boolean[]): Uint8Array {
@@ -111,20 +124,44 @@ describe('isBase64 accepts exactly what atob accepts', () => {
     expect(isBase64(s)).toBe(want);
   });
 
-  test('a MiB of base64, with and without a fault at its end', () => {
-    const good = Buffer.alloc(768 * 1024, 7).toString('base64');
-    expect(isBase64(good)).toBe(true);
-    expect(isBase64(`${good.slice(0, -1)}!`)).toBe(false);
-    expect(isBase64(`${good}A`)).toBe(atobAccepts(`${good}A`));
+  test('every unit from 0 to 0x17f, inside a long run of the alphabet, at every alignment', () => {
+    const run = 'QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZnaGlqa2xtbm9wcXJzdHV2d3h5eisvMDEyMzQ1Njc4OQ';
+    for (let unit = 0; unit < 0x180; unit++) {
+      for (let at = 64; at < 72; at++) {
+        const s = `${run.slice(0, at)}${String.fromCharCode(unit)}${run.slice(at)}`;
+        const want = atobAccepts(s);
+        expect(isBase64(s)).toBe(want);
+        const body = jsonBody(s, [false]);
+        expect(isBase64Bytes(body, 1, body.length - 1)).toBe(want);
+      }
+    }
+  });
+
+  test('a MiB of base64, with and without a fault at its end, on the string and on the bytes', () => {
+    const good = Buffer.from(Uint8Array.from({ length: 768 * 1024 }, (_, k) => (k * 2654435761) >>> 24)).toString('base64');
+    for (const s of [
+      good,
+      `${good.slice(0, -1)}!`,
+      `${good}A`,
+      `${good.slice(0, 500_000)}\n${good.slice(500_000)}`,
+      `${good.slice(0, 99_999)}é${good.slice(99_999)}`,
+    ]) {
+      expect(isBase64(s)).toBe(atobAccepts(s));
+      const body = jsonBody(s, [false]);
+      expect(isBase64Bytes(body, 1, body.length - 1)).toBe(atobAccepts(s));
+    }
   });
 });
 
 describe('isBase64Bytes on the JSON text gives what isBase64 gives on the string', () => {
   test(`generated strings, some units escaped (seed ${SEED})`, () => {
     fc.assert(
-      fc.property(candidates, fc.array(fc.boolean(), { minLength: 1, maxLength: 5 }), (s, escapes) => {
-        const bytes = jsonBody(s, escapes);
-        expect(JSON.parse(new TextDecoder().decode(bytes))).toBe(s);
+      fc.property(candidates, fc.array(fc.boolean(), { minLength: 1, maxLength: 5 }), fc.nat(7), (s, escapes, shift) => {
+        const body = jsonBody(s, escapes);
+        expect(JSON.parse(new TextDecoder().decode(body))).toBe(s);
+        // At every alignment: the word loop reads the buffer four bytes at a time.
+        const bytes = new Uint8Array(body.length + 8).subarray(shift, shift + body.length);
+        bytes.set(body);
         expect(isBase64Bytes(bytes, 1, bytes.length - 1)).toBe(isBase64(s));
       }),
       { seed: SEED, numRuns: 20_000 },

@@ -33,6 +33,68 @@ for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+
 for (const c of [0x09, 0x0a, 0x0c, 0x0d, 0x20]) CLASS[c] = SPACE;
 CLASS[0x3d] = PAD;
 
+// ---------------------------------------------------------------------------
+// Runs of the alphabet, four bytes at a time.
+//
+// PERF NOTES: a blob is one long run of the alphabet. A JS loop that loads
+// one unit and one table entry per character reads about 0.3-0.5 GB/s
+// here; reading 32-bit words and testing all four bytes with SWAR range
+// tests (Lamport, "Multiple byte processing with full-word instructions",
+// CACM 1975; the byte-range form as in Hacker's Delight, section 6-1) reads
+// several bytes per step. For a byte v below 0x80, v + (0x80 - lo) has its
+// top bit set exactly when v >= lo, and v + (0x7f - hi) exactly when v > hi;
+// no sum passes 0xff, so no carry crosses into the next byte.
+
+const TOP = 0x80808080 | 0;
+
+/** Whether all four bytes of the word are in A-Z a-z 0-9 + /. */
+function fourOfAlphabet(x: number): boolean {
+  if ((x & TOP) !== 0) return false;
+  const upper = (x + 0x3f3f3f3f) & ~(x + 0x25252525); // 'A'..'Z'
+  const lower = (x + 0x1f1f1f1f) & ~(x + 0x05050505); // 'a'..'z'
+  const digit = (x + 0x51515151) & ~(x + 0x46464646); // '/'..'9'
+  const plus = (x + 0x55555555) & ~(x + 0x54545454); // '+'
+  return ((upper | lower | digit | plus) & TOP) === TOP;
+}
+
+/** The first offset at or after i in b[i, end) whose byte is not of the alphabet; `words` views b's buffer from 0. */
+function alphabetRun(b: Uint8Array, words: Int32Array, i: number, end: number): number {
+  const base = b.byteOffset;
+  while (i < end && ((base + i) & 3) !== 0) {
+    if (CLASS[b[i]] !== ALPHABET) return i;
+    i++;
+  }
+  let w = (base + i) >> 2;
+  const last = (base + end) >> 2;
+  while (w < last && fourOfAlphabet(words[w])) w++;
+  i = (w << 2) - base;
+  while (i < end && CLASS[b[i]] === ALPHABET) i++;
+  return i;
+}
+
+/** A run this long or longer is worth the word loop. */
+const LONG_RUN = 64;
+
+// The string's units are copied to bytes in pieces (encodeInto, native), a
+// third of this buffer at a time so that any piece fits; allocated once.
+const SCRATCH = new Uint8Array(48 * 1024);
+const SCRATCH_WORDS = new Int32Array(SCRATCH.buffer);
+const encoder = new TextEncoder();
+
+/** The first index at or after i whose unit is not of the alphabet. */
+function alphabetRunOfString(s: string, i: number): number {
+  const length = s.length;
+  while (i < length) {
+    const piece = Math.min(length - i, SCRATCH.length / 3);
+    const { written } = encoder.encodeInto(i === 0 && piece === length ? s : s.substring(i, i + piece), SCRATCH);
+    const run = alphabetRun(SCRATCH, SCRATCH_WORDS, 0, written);
+    // Every byte before the run's end is ASCII, one per unit.
+    if (run < written) return i + run;
+    i += piece;
+  }
+  return length;
+}
+
 /** The verdict once the data ends: `n` alphabet characters, then `pad` '=' (whitespace aside). */
 function accepts(n: number, pad: number): boolean {
   return pad === 0 ? n % 4 !== 1 : pad <= 2 && (n + pad) % 4 === 0;
@@ -47,6 +109,7 @@ export function isBase64(s: string): boolean {
   // the inner loop is one table load and one compare per unit; whitespace
   // and padding leave it for the outer loop, which runs once per run of them.
   for (;;) {
+    if (length - i >= LONG_RUN) i = alphabetRunOfString(s, i);
     while (i < length && CLASS[s.charCodeAt(i)] === ALPHABET) i++;
     if (i === length) return accepts(length - spaces, 0);
     const kind = CLASS[s.charCodeAt(i)];
@@ -85,13 +148,14 @@ export function isBase64Bytes(b: Uint8Array, start: number, end: number): boolea
   let i = start;
   let n = 0;
   let pad = 0;
-  // PERF NOTES: as in isBase64, a run of the alphabet costs one table load
-  // and one compare per byte; a byte of 0x80 or above fails on the table,
-  // since no base64 character needs one. Escapes, whitespace and padding
-  // take the slow branch, once each.
+  const words = end - start >= LONG_RUN ? new Int32Array(b.buffer, 0, b.buffer.byteLength >> 2) : SCRATCH_WORDS;
+  // PERF NOTES: runs of the alphabet go four bytes at a time (alphabetRun);
+  // a byte of 0x80 or above fails on the table, since no base64 character
+  // needs one. Escapes, whitespace and padding take the slow branch, once each.
   while (i < end) {
     const run = i;
     if (pad === 0) {
+      if (end - i >= LONG_RUN) i = alphabetRun(b, words, i, end);
       while (i < end && CLASS[b[i]] === ALPHABET) i++;
       n += i - run;
       if (i === end) break;
