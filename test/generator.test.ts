@@ -58,7 +58,7 @@ describe(`judges on the zoo (seed ${SEED})`, () => {
         const f = node.why(value);
         expect(f === undefined ? null : finalize(f)).toEqual(want);
         const bytes = encoder.encode(JSON.stringify(value, null, 1));
-        const g = judgeBytes(node, bytes, 0, bytes.length, small, zoo.NODES);
+        const g = judgeBytes(node, bytes, 0, bytes.length, { small, nodes: zoo.NODES, keep: small });
         expect(g === undefined ? null : finalize(g)).toEqual(want);
       }),
       { seed: SEED, numRuns: RUNS },

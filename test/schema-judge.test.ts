@@ -166,7 +166,7 @@ describe(`the byte judge gives the value judge's answer on the text (seed ${SEED
         const text = serialize(raw, () => picks[k++ % picks.length] + k);
         const value = JSON.parse(text);
         const bytes = encoder.encode(`  ${text} `);
-        const f = judgeBytes(NODES[id], bytes, 0, bytes.length, small);
+        const f = judgeBytes(NODES[id], bytes, 0, bytes.length, { small, keep: small });
         expect(f === undefined ? null : finalize(f)).toEqual(zodSays(schema, value));
       }),
       { seed: SEED, numRuns: RUNS },
@@ -201,7 +201,7 @@ describe('the byte judge on texts written to trip it', () => {
     const want = zodSays(schema, JSON.parse(text));
     for (const small of [0, 3, 16, 1 << 20]) {
       const bytes = encoder.encode(text);
-      const f = judgeBytes(NODES[id], bytes, 0, bytes.length, small);
+      const f = judgeBytes(NODES[id], bytes, 0, bytes.length, { small, keep: small });
       expect(f === undefined ? null : finalize(f)).toEqual(want);
     }
   });

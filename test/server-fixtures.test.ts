@@ -42,7 +42,7 @@ describe("the compiled judges give safeParse's answer on every capture", () => {
     const byValue = node.ok(value) ? undefined : node.why(value);
     expect(byValue === undefined ? null : finalize(byValue)).toEqual(want);
     for (const small of [0, 16, 256]) {
-      const byBytes = judgeBytes(node, f.frame, 1, f.frame.length, small);
+      const byBytes = judgeBytes(node, f.frame, 1, f.frame.length, { small, keep: small });
       expect(byBytes === undefined ? null : finalize(byBytes)).toEqual(want);
     }
   });

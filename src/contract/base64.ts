@@ -46,15 +46,18 @@ CLASS[0x3d] = PAD;
 // no sum passes 0xff, so no carry crosses into the next byte.
 
 const TOP = 0x80808080 | 0;
+const LOW7 = 0x7f7f7f7f;
 
 /** Whether all four bytes of the word are in A-Z a-z 0-9 + /. */
 function fourOfAlphabet(x: number): boolean {
   if ((x & TOP) !== 0) return false;
-  const upper = (x + 0x3f3f3f3f) & ~(x + 0x25252525); // 'A'..'Z'
-  const lower = (x + 0x1f1f1f1f) & ~(x + 0x05050505); // 'a'..'z'
+  // Setting bit 5 folds 'A'..'Z' onto 'a'..'z', and nothing else lands there.
+  const folded = x | 0x20202020;
+  const letter = (folded + 0x1f1f1f1f) & ~(folded + 0x05050505); // 'a'..'z'
   const digit = (x + 0x51515151) & ~(x + 0x46464646); // '/'..'9'
-  const plus = (x + 0x55555555) & ~(x + 0x54545454); // '+'
-  return ((upper | lower | digit | plus) & TOP) === TOP;
+  const v = x ^ 0x2b2b2b2b; // a '+' becomes a zero byte
+  const plus = ~(((v & LOW7) + LOW7) | v); // top bit set exactly in the zero bytes
+  return ((letter | digit | plus) & TOP) === TOP;
 }
 
 /** The first offset at or after i in b[i, end) whose byte is not of the alphabet; `words` views b's buffer from 0. */
@@ -66,6 +69,7 @@ function alphabetRun(b: Uint8Array, words: Int32Array, i: number, end: number): 
   }
   let w = (base + i) >> 2;
   const last = (base + end) >> 2;
+  while (w + 1 < last && fourOfAlphabet(words[w]) && fourOfAlphabet(words[w + 1])) w += 2;
   while (w < last && fourOfAlphabet(words[w])) w++;
   i = (w << 2) - base;
   while (i < end && CLASS[b[i]] === ALPHABET) i++;
@@ -75,9 +79,10 @@ function alphabetRun(b: Uint8Array, words: Int32Array, i: number, end: number): 
 /** A run this long or longer is worth the word loop. */
 const LONG_RUN = 64;
 
-// The string's units are copied to bytes in pieces (encodeInto, native), a
-// third of this buffer at a time so that any piece fits; allocated once.
-const SCRATCH = new Uint8Array(48 * 1024);
+// The string's units are copied to bytes (encodeInto, native) a buffer at a
+// time; allocated once, and under the 128 KiB past which a fresh buffer
+// faults in its pages.
+const SCRATCH = new Uint8Array(64 * 1024);
 const SCRATCH_WORDS = new Int32Array(SCRATCH.buffer);
 const encoder = new TextEncoder();
 
@@ -85,12 +90,12 @@ const encoder = new TextEncoder();
 function alphabetRunOfString(s: string, i: number): number {
   const length = s.length;
   while (i < length) {
-    const piece = Math.min(length - i, SCRATCH.length / 3);
-    const { written } = encoder.encodeInto(i === 0 && piece === length ? s : s.substring(i, i + piece), SCRATCH);
+    // A substring of a flat string is a view, not a copy; encodeInto stops when the buffer is full.
+    const { read, written } = encoder.encodeInto(i === 0 ? s : s.substring(i), SCRATCH);
     const run = alphabetRun(SCRATCH, SCRATCH_WORDS, 0, written);
     // Every byte before the run's end is ASCII, one per unit.
     if (run < written) return i + run;
-    i += piece;
+    i += read;
   }
   return length;
 }
