@@ -28,11 +28,14 @@
 // - a value of the wrong type: judged through a stand-in of its type (an
 //   empty array or object), since the issue depends on the type alone.
 //
-// Nothing walked is kept: only the member offsets of the object being
-// judged, and a record's member names (a record of more than `small`
-// bytes, such as a tool's inputSchema.properties, holds its names while
-// judged). The walk is linear in the body: each level skips over what it
-// does not judge, and the schema's depth bounds the levels.
+// Nothing walked is kept as a value. What is held: the member offsets of
+// the object being judged; a large record's members, by offset in typed
+// arrays (under 3× the record's text: a tool's inputSchema.properties of
+// millions of members); the end of every string or container of 1 KiB or
+// more met so far, so that each level reads inside what the level above
+// skipped without reading it again; and one parsed batch at a time, of at
+// most `small` bytes (smallFor: an eighth of the body), whose value JSON.parse
+// builds in at most about 22 bytes per byte. The walk is linear in the body.
 
 import { isBase64Bytes } from './base64.js';
 import { NODES } from './generated/judges.js';
