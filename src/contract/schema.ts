@@ -6,9 +6,24 @@
 // Zod's output strips members the schema does not know. Decoding returns
 // JSON.parse's value, never that output, so `_meta`, vendor members and
 // unknown members inside resources and contents survive (rule 4.2).
+//
+// # Compiled from the SDK's schema, with the SDK's schema as the authority
+//
+// safeParse builds one issue object for every failing item of a value, and
+// decoding reports only the first: a 16 MiB `{"resources":[1,1,…]}` ran a
+// process out of memory (issue 11). The SDK's schemas a codec uses are
+// compiled at build time (scripts/gen-judges.mjs) into plain functions
+// that give safeParse's verdict and its first issue, path and message
+// alike, and stop there. test/schema-judge.test.ts holds them to safeParse.
+// A schema with no compiled judge (a codec made from another schema) is
+// judged by its own safeParse, with zod's abortEarly, which keeps the
+// first issue and stops at the first that aborts.
 
 import { JSONRPCErrorResponseSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { BodyRule } from './rules.js';
+import { DRIFT, NODES, ROOTS } from './generated/judges.js';
+import { type Fault, finalize } from './judge-kit.js';
+import type { JudgeNode } from './judge-node.js';
 
 /** Anything with zod's safeParse: every SDK result schema is one. */
 export interface Judge {
@@ -28,22 +43,64 @@ export const ErrorObjectSchema = JSONRPCErrorResponseSchema.shape.error as unkno
 const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
 
-/** Judges a value against a schema; null when it is accepted. */
-export function judge(schema: Judge, value: unknown): SchemaFault | null {
-  const verdict = schema.safeParse(value);
-  if (verdict.success) return null;
-  const issue = verdict.error.issues[0];
-  const where = issue.path.length ? issue.path.map(String).join('.') : '(the body)';
-  return { rule: 'schema', path: issue.path, detail: `${where}: ${issue.message}` };
+/** The compiled judge of each SDK schema, by identity; empty when the SDK is not the one they were built from. */
+const COMPILED: ReadonlyMap<object, JudgeNode> = new Map(DRIFT ? [] : ROOTS.map(([, schema, id]) => [schema, NODES[id]]));
+
+/** The compiled judge of a schema, or undefined when it has none. */
+export function compiledJudge(schema: Judge): JudgeNode | undefined {
+  return COMPILED.get(schema);
 }
 
-/** Judges an error object: the SDK's schema, then the 32-bit code. */
-export function judgeError(value: unknown): SchemaFault | null {
-  const fault = judge(ErrorObjectSchema, value);
-  if (fault) return fault;
+/** Why the compiled judges are not in use (an SDK other than the build's), or undefined. */
+export const COMPILED_DRIFT: Error | undefined = DRIFT;
+
+/** A schema fault from a compiled judge's fault. */
+export function faultOf(f: Fault): SchemaFault {
+  const { path, message } = finalize(f);
+  return schemaFault(path, message);
+}
+
+function schemaFault(path: PropertyKey[], message: string): SchemaFault {
+  const where = path.length ? path.map(String).join('.') : '(the body)';
+  return { rule: 'schema', path, detail: `${where}: ${message}` };
+}
+
+// abortEarly is zod's, passed through safeParse's second argument as parse context.
+type SafeParseWith = (value: unknown, ctx: { abortEarly: boolean }) => ReturnType<Judge['safeParse']>;
+const ABORT_EARLY = { abortEarly: true };
+
+/** safeParse's first issue. */
+function zodJudge(schema: Judge, value: unknown): SchemaFault | null {
+  const verdict = (schema.safeParse as SafeParseWith).call(schema, value, ABORT_EARLY);
+  if (verdict.success) return null;
+  const issue = verdict.error.issues[0];
+  return schemaFault(issue.path, issue.message);
+}
+
+/** Judges a value with a compiled judge: null when it is accepted. */
+export function judgeWith(node: JudgeNode, schema: Judge, value: unknown): SchemaFault | null {
+  if (node.ok(value)) return null;
+  const f = node.why(value);
+  // A verdict without a first issue would be a generator bug; the SDK's schema decides then.
+  return f ? faultOf(f) : zodJudge(schema, value);
+}
+
+/** Judges a value against a schema; null when it is accepted. */
+export function judge(schema: Judge, value: unknown): SchemaFault | null {
+  const node = COMPILED.get(schema);
+  return node ? judgeWith(node, schema, value) : zodJudge(schema, value);
+}
+
+/** The 32-bit rule on an error object the schema accepted. */
+export function codeRange(value: unknown): SchemaFault | null {
   const code = (value as { code: number }).code;
   if (code < INT32_MIN || code > INT32_MAX) {
     return { rule: 'code-range', path: ['code'], detail: `code ${code} is not in [-2147483648, 2147483647]` };
   }
   return null;
+}
+
+/** Judges an error object: the SDK's schema, then the 32-bit code. */
+export function judgeError(value: unknown): SchemaFault | null {
+  return judge(ErrorObjectSchema, value) ?? codeRange(value);
 }

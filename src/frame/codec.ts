@@ -18,7 +18,8 @@ import type { Backend } from '../backend/backend.js';
 import type { Fault } from '../wire/fault.js';
 import { defaultBackend } from '../backend/default.js';
 import { locate } from '../contract/locate.js';
-import { judge, judgeError, type SchemaFault } from '../contract/schema.js';
+import { judgeBytes, SMALL } from '../contract/judge-bytes.js';
+import { codeRange, compiledJudge, ErrorObjectSchema, faultOf, judge, judgeError, judgeWith, type SchemaFault } from '../contract/schema.js';
 import { writeFrame } from '../contract/body-writer.js';
 import { EncodeError } from '../contract/encode-rules.js';
 import { registerBuild } from './build.js';
@@ -44,15 +45,30 @@ function schemaError(fault: SchemaFault, payload: Uint8Array): FrameError {
 export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCodec<R> {
   const use = backend ? () => backend : defaultBackend;
   const { schema } = spec;
+  // Resolved once: the compiled judges of this codec's result and of the error object.
+  const resultNode = compiledJudge(schema);
+  const errorNode = compiledJudge(ErrorObjectSchema);
+  const judgeResult = (value: unknown) => (resultNode ? judgeWith(resultNode, schema, value) : judge(schema, value));
+  const judgeErrorObject = (value: unknown) => (errorNode ? (judgeWith(errorNode, ErrorObjectSchema, value) ?? codeRange(value)) : judgeError(value));
 
   function build(payload: Uint8Array, fault: Fault | null): Frame<R> | FrameError {
     if (fault) return toFrameError(fault, payload);
+    const node = payload[0] === TAG_RESULT ? resultNode : errorNode;
+    // A large body is judged on its bytes before any value is built (src/contract/judge-bytes.ts).
+    if (node !== undefined && payload.length - 1 > SMALL) {
+      const bad = judgeBytes(node, payload, 1, payload.length);
+      if (bad) return schemaError(faultOf(bad), payload);
+      const value: unknown = JSON.parse(decoder.decode(payload.subarray(1)));
+      if (payload[0] === TAG_RESULT) return { kind: 'result', result: value as R };
+      const range = codeRange(value);
+      return range ? schemaError(range, payload) : { kind: 'error', error: value as ErrorObject };
+    }
     const value: unknown = JSON.parse(decoder.decode(payload.subarray(1)));
     if (payload[0] === TAG_RESULT) {
-      const bad = judge(schema, value);
+      const bad = judgeResult(value);
       return bad ? schemaError(bad, payload) : { kind: 'result', result: value as R };
     }
-    const bad = judgeError(value);
+    const bad = judgeErrorObject(value);
     return bad ? schemaError(bad, payload) : { kind: 'error', error: value as ErrorObject };
   }
 
@@ -75,11 +91,16 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
     // One pass: the writer checks rule 4.1 as it writes, and the schema
     // judges the value as written, never a second reading of `body`
     // (src/contract/body-writer.ts says why).
-    return writeFrame(tag, body, tag === TAG_RESULT ? judgeResult : judgeErrorObject);
+    return writeFrame(tag, body, tag === TAG_RESULT ? refuseResult : refuseErrorObject);
   }
 
-  function judgeResult(written: unknown): EncodeError | null {
-    return refusal(judge(schema, written));
+  /** Encode's verdicts on the value as written: the same judges as decode's. */
+  function refuseResult(written: unknown): EncodeError | null {
+    return refusal(judgeResult(written));
+  }
+
+  function refuseErrorObject(written: unknown): EncodeError | null {
+    return refusal(judgeErrorObject(written));
   }
 
   const codec: FrameCodec<R> = {
@@ -107,8 +128,4 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
 /** The EncodeError for a refusal of rule 4.2 or 4.3. */
 function refusal(bad: SchemaFault | null): EncodeError | null {
   return bad && new EncodeError(`${bad.detail} (rule ${bad.rule === 'schema' ? '4.2' : '4.3'})`, bad.path);
-}
-
-function judgeErrorObject(written: unknown): EncodeError | null {
-  return refusal(judgeError(written));
 }

@@ -1,0 +1,657 @@
+// Rule 4.2 on a frame's bytes: the compiled judges' verdict and first issue,
+// reached without building the value first.
+//
+// # Why judge the bytes
+//
+// JSON.parse alone can cost far more heap than the text it reads: 16 MiB of
+// `[1,1,…]` builds 64 MiB of array, 16 MiB of `[{},{},…]` about 350 MiB.
+// A frame that fails the schema must cost at most 4× its size (issue 11),
+// so a large body is judged here first, and JSON.parse runs only once the
+// body is accepted (the value is then the caller's result).
+//
+// # How
+//
+// The walk follows the compiled schema (judge-node.ts) over the text, which
+// the backend has already accepted as strict JSON (rule 4.1), so it reads
+// without checking. A value of at most `small` bytes is parsed and handed
+// to the compiled value judge: it costs at most a fixed amount of heap, and
+// the value judge is the exact one. A larger value is walked:
+//
+// - an object: one pass notes where each member the schema knows is (the
+//   last one, as JSON.parse keeps the last of a repeated name), then the
+//   members are judged in the schema's order, as zod does;
+// - an array: its items in order, consecutive small ones parsed together
+//   in batches of up to `small` bytes;
+// - a union: each option walked in turn, and zod's choice among their
+//   faults (judge-kit.ts pickUnion);
+// - a string: by its first byte, or isBase64Bytes for a blob, unparsed;
+// - a value of the wrong type: judged through a stand-in of its type (an
+//   empty array or object), since the issue depends on the type alone.
+//
+// Nothing walked is kept as a value. What is held: the member offsets of
+// the object being judged; a large record's members, by offset in typed
+// arrays (under 3× the record's text: a tool's inputSchema.properties of
+// millions of members); the end of every string or container of 1 KiB or
+// more met so far, so that each level reads inside what the level above
+// skipped without reading it again; and one parsed batch at a time, of at
+// most `small` bytes (smallFor: an eighth of the body), whose value JSON.parse
+// builds in at most about 22 bytes per byte. The walk is linear in the body.
+
+import { isBase64Bytes } from './base64.js';
+import { NODES } from './generated/judges.js';
+import { customFault, type Fault, merge, nonoptional, pickUnion, prefix, type ZodNode } from './judge-kit.js';
+import type { JudgeNode } from './judge-node.js';
+
+/** Values up to this many bytes are parsed and judged as values. */
+export const SMALL = 64 * 1024;
+
+const decoder = new TextDecoder();
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+
+function skipWhitespace(b: Uint8Array, i: number): number {
+  while (b[i] === 0x20 || b[i] === 0x0a || b[i] === 0x0d || b[i] === 0x09) i++;
+  return i;
+}
+
+/** The offset just past the string whose opening quote is at i. */
+function skipString(b: Uint8Array, i: number): number {
+  // PERF NOTES: most strings are short (names, URIs), and a call to indexOf
+  // costs more than reading them: the first 32 bytes are read here. In a
+  // long string (a text, a blob) indexOf finds the next quote natively, and
+  // a quote is escaped exactly when an odd run of backslashes stands before
+  // it. Measured here on 1 MiB: a blob 0.46 ms, a text with an escaped quote
+  // every 60 bytes 1.0 ms, against 1.7 and 2.0 ms for a byte loop; reading
+  // 32-bit words (as base64.ts does) did no better than indexOf.
+  let j = i + 1;
+  for (const stop = Math.min(j + 32, b.length); j < stop; j++) {
+    const x = b[j];
+    if (x === QUOTE) return j + 1;
+    if (x === BACKSLASH) j++;
+  }
+  for (let q = b.indexOf(QUOTE, j); ; q = b.indexOf(QUOTE, q + 1)) {
+    let k = q - 1;
+    while (b[k] === BACKSLASH) k--;
+    if ((q - 1 - k) % 2 === 0) return q + 1;
+  }
+}
+
+/** The offset just past the number or literal that starts at i. */
+function skipScalar(b: Uint8Array, i: number): number {
+  while (i < b.length) {
+    const x = b[i];
+    if (x === COMMA || x === CLOSE_OBJECT || x === CLOSE_ARRAY || x === 0x20 || x === 0x0a || x === 0x0d || x === 0x09) break;
+    i++;
+  }
+  return i;
+}
+
+/** Values at least this long have their end kept once found, so that no level of the walk reads them again. */
+const KEEP = 1024;
+
+/** Where the containers being skipped opened: JSON nests at most 127 deep (rule 4.1). */
+const opens = new Int32Array(128);
+
+/** The value of the text b[s, e). */
+function parse(b: Uint8Array, s: number, e: number): unknown {
+  return JSON.parse(decoder.decode(b.subarray(s, e)));
+}
+
+/** The string whose JSON text is b[s, e), quotes included. */
+function parseString(b: Uint8Array, s: number, e: number): string {
+  const body = b.subarray(s + 1, e - 1);
+  return body.indexOf(BACKSLASH) < 0 ? decoder.decode(body) : (JSON.parse(decoder.decode(b.subarray(s, e))) as string);
+}
+
+// ---------------------------------------------------------------------------
+// Member names, compared as the strings JSON.parse would make of them
+// without making them: read unit by unit (UTF-16, as JS compares strings),
+// through escapes and multi-byte UTF-8.
+
+/** The reader's state: the next unit, where the text goes on, and a low surrogate owed. */
+let unit = 0;
+let owed = -1;
+
+/** Reads the unit at i of valid JSON string content (after an opening quote); returns where the next one starts. */
+function readUnit(b: Uint8Array, i: number): number {
+  if (owed >= 0) {
+    unit = owed;
+    owed = -1;
+    return i;
+  }
+  const x = b[i];
+  if (x < 0x80) {
+    if (x !== BACKSLASH) {
+      unit = x;
+      return i + 1;
+    }
+    const e = b[i + 1];
+    switch (e) {
+      case 0x62:
+        unit = 0x08;
+        return i + 2;
+      case 0x66:
+        unit = 0x0c;
+        return i + 2;
+      case 0x6e:
+        unit = 0x0a;
+        return i + 2;
+      case 0x72:
+        unit = 0x0d;
+        return i + 2;
+      case 0x74:
+        unit = 0x09;
+        return i + 2;
+      case 0x75:
+        unit = (hex(b[i + 2]) << 12) | (hex(b[i + 3]) << 8) | (hex(b[i + 4]) << 4) | hex(b[i + 5]);
+        return i + 6;
+      default:
+        unit = e; // \" \\ \/
+        return i + 2;
+    }
+  }
+  let cp: number;
+  if (x < 0xe0) {
+    cp = ((x & 0x1f) << 6) | (b[i + 1] & 0x3f);
+    i += 2;
+  } else if (x < 0xf0) {
+    cp = ((x & 0x0f) << 12) | ((b[i + 1] & 0x3f) << 6) | (b[i + 2] & 0x3f);
+    i += 3;
+  } else {
+    cp = ((x & 0x07) << 18) | ((b[i + 1] & 0x3f) << 12) | ((b[i + 2] & 0x3f) << 6) | (b[i + 3] & 0x3f);
+    i += 4;
+  }
+  if (cp > 0xffff) {
+    cp -= 0x10000;
+    unit = 0xd800 | (cp >> 10);
+    owed = 0xdc00 | (cp & 0x3ff);
+  } else unit = cp;
+  return i;
+}
+
+function hex(c: number): number {
+  return c <= 0x39 ? c - 0x30 : (c | 0x20) - 0x57;
+}
+
+/** FNV-1a over the units of the name whose quotes are at ks and ke - 1. */
+function hashName(b: Uint8Array, ks: number, ke: number): number {
+  let h = 0x811c9dc5;
+  owed = -1;
+  for (let i = ks + 1; i < ke - 1 || owed >= 0; ) {
+    i = readUnit(b, i);
+    h = Math.imul(h ^ unit, 0x01000193);
+  }
+  return h | 0;
+}
+
+/** FNV-1a over the units of a string, as hashName computes it. */
+function hashString(s: string): number {
+  let h = 0x811c9dc5;
+  for (let k = 0; k < s.length; k++) h = Math.imul(h ^ s.charCodeAt(k), 0x01000193);
+  return h | 0;
+}
+
+/** Whether the name whose quotes are at ks and ke - 1 is the string s. */
+function nameIs(b: Uint8Array, ks: number, ke: number, s: string): boolean {
+  owed = -1;
+  let k = 0;
+  for (let i = ks + 1; i < ke - 1 || owed >= 0; k++) {
+    i = readUnit(b, i);
+    if (k >= s.length || unit !== s.charCodeAt(k)) return false;
+  }
+  return k === s.length;
+}
+
+/** Whether the names whose opening quotes are at p and q are the same string. */
+function sameName(b: Uint8Array, p: number, q: number): boolean {
+  const pe = skipString(b, p) - 1;
+  const qe = skipString(b, q) - 1;
+  let i = p + 1;
+  let j = q + 1;
+  let oi = -1;
+  let oj = -1;
+  while (i < pe || oi >= 0) {
+    if (j >= qe && oj < 0) return false;
+    owed = oi;
+    i = readUnit(b, i);
+    const u = unit;
+    oi = owed;
+    owed = oj;
+    j = readUnit(b, j);
+    oj = owed;
+    if (u !== unit) return false;
+  }
+  return j >= qe && oj < 0;
+}
+
+/** The value of a name if it is an array index (canonical decimal below 2^32 - 1), which Reflect.ownKeys lists first; else -1. */
+function arrayIndex(b: Uint8Array, ks: number, ke: number): number {
+  owed = -1;
+  let n = 0;
+  let digits = 0;
+  for (let i = ks + 1; i < ke - 1 || owed >= 0; digits++) {
+    i = readUnit(b, i);
+    const d = unit - 0x30;
+    if (d < 0 || d > 9 || digits === 10 || (digits === 1 && n === 0)) return -1;
+    n = n * 10 + d;
+  }
+  return digits > 0 && n < 4294967295 ? n : -1;
+}
+
+/**
+ * A value of the same type as the large value at s, for judging a value of
+ * the wrong type: the issue zod raises then depends on the type alone.
+ * Strings and numbers are parsed (at most twice their size in heap).
+ */
+function standIn(b: Uint8Array, s: number, e: number): unknown {
+  const c = b[s];
+  if (c === OPEN_ARRAY) return [];
+  if (c === OPEN_OBJECT) return {};
+  return c === QUOTE ? parseString(b, s, e) : parse(b, s, e);
+}
+
+const isPlainString = (z: ZodNode) => {
+  const d = z._zod.def as { type: string; checks?: unknown[]; coerce?: boolean };
+  return d.type === 'string' && !d.checks?.length && !d.coerce && !z._zod.traits.has('$ZodCheck');
+};
+
+/** Judges with the value judge: the value at b[s, e) parsed. */
+function byValue(node: JudgeNode, b: Uint8Array, s: number, e: number): Fault | undefined {
+  const v = parse(b, s, e);
+  return node.ok(v) ? undefined : node.why(v);
+}
+
+class Walk {
+  constructor(
+    readonly b: Uint8Array,
+    readonly small: number,
+    readonly nodes: readonly JudgeNode[],
+    readonly keep: number,
+  ) {}
+
+  /** The ends of long values found so far, by their start. */
+  private readonly ends = new Map<number, number>();
+
+  /**
+   * The offset just past the value that starts at i. Each level of the walk
+   * skips what it does not judge, and the level below then reads inside it;
+   * so the end of every long string and container met on the way is kept,
+   * and the text is read about once whatever the depth.
+   */
+  skip(i: number): number {
+    const b = this.b;
+    const ends = this.ends;
+    const c = b[i];
+    if (c === QUOTE) {
+      const known = ends.get(i);
+      if (known !== undefined) return known;
+      const e = skipString(b, i);
+      if (e - i >= this.keep) ends.set(i, e);
+      return e;
+    }
+    if (c !== OPEN_OBJECT && c !== OPEN_ARRAY) return skipScalar(b, i);
+    const known = ends.get(i);
+    if (known !== undefined) return known;
+    let depth = 0;
+    // PERF NOTES: a byte loop over structure; strings go to skipString, and a
+    // string or container whose end is kept is stepped over whole.
+    for (let j = i; ; ) {
+      const x = b[j];
+      if (x === QUOTE) {
+        const e = (ends.size !== 0 ? ends.get(j) : undefined) ?? skipString(b, j);
+        if (e - j >= this.keep) ends.set(j, e);
+        j = e;
+      } else if (x === OPEN_OBJECT || x === OPEN_ARRAY) {
+        const e = depth !== 0 && ends.size !== 0 ? ends.get(j) : undefined;
+        if (e !== undefined) j = e;
+        else opens[depth++] = j++;
+      } else if (x === CLOSE_OBJECT || x === CLOSE_ARRAY) {
+        const start = opens[--depth];
+        j++;
+        if (j - start >= this.keep) ends.set(start, j);
+        if (depth === 0) return j;
+      } else j++;
+    }
+  }
+
+  /** The first fault of the value at b[s, e), trimmed, under the node with id `id`. */
+  value(id: number, s: number, e: number): Fault | undefined {
+    return this.node(this.nodes[id], s, e);
+  }
+
+  /** The first fault of the value at b[s, e), trimmed, under `node`. */
+  node(node: JudgeNode, s: number, e: number): Fault | undefined {
+    const b = this.b;
+    const c = b[s];
+    // First the nodes whose verdict the first byte gives, whatever the size.
+    switch (node.kind) {
+      case 'unknown':
+        return undefined;
+      case 'optional':
+      case 'default':
+        return this.value(node.inner, s, e);
+      case 'nullable':
+        return c === 0x6e ? undefined : this.value(node.inner, s, e);
+      case 'assert-object':
+        if (c === OPEN_OBJECT || c === OPEN_ARRAY) return undefined;
+        break;
+      case 'leaf':
+        if (c === QUOTE && isPlainStringNode(node)) return undefined;
+        break;
+      case 'base64':
+        if (c !== QUOTE) break;
+        if (isBase64Bytes(b, s + 1, e - 1)) return undefined;
+        return customFault((node.zod._zod.def.checks as ZodNode[])[0], node.zod, parseString(b, s, e));
+    }
+    if (e - s <= this.small) return byValue(node, b, s, e);
+    switch (node.kind) {
+      case 'object':
+        return c === OPEN_OBJECT ? this.object(node, s) : node.why(standIn(b, s, e));
+      case 'array':
+        return c === OPEN_ARRAY ? this.array(node, s) : node.why(standIn(b, s, e));
+      case 'record':
+        return c === OPEN_OBJECT ? this.record(node, s) : node.why(standIn(b, s, e));
+      case 'union': {
+        const faults: Fault[] = [];
+        for (const option of node.options) {
+          const f = this.value(option, s, e);
+          if (f === undefined) return undefined;
+          faults.push(f);
+        }
+        // The union's own issue names no input in any message; a stand-in of its type will do.
+        return pickUnion(c === OPEN_ARRAY ? [] : c === OPEN_OBJECT ? {} : c === QUOTE ? '' : 0, node.zod, faults);
+      }
+      case 'leaf':
+      case 'base64':
+      case 'assert-object':
+        // A large value of a type these refuse: the issue depends on the type alone.
+        return node.why(standIn(b, s, e));
+      default:
+        // An island: the SDK's schema on the parsed value.
+        return byValue(node, b, s, e);
+    }
+  }
+
+  /** Calls `member(keyStart, keyEnd, valueStart, valueEnd)` for each member of the object at s, in order. */
+  private members(s: number, member: (ks: number, ke: number, vs: number, ve: number) => void): void {
+    const b = this.b;
+    let i = skipWhitespace(b, s + 1);
+    if (b[i] === CLOSE_OBJECT) return;
+    for (;;) {
+      const ks = i;
+      const ke = skipString(b, i);
+      i = skipWhitespace(b, skipWhitespace(b, ke) + 1); // past ':'
+      const vs = i;
+      const ve = this.skip(i);
+      member(ks, ke, vs, ve);
+      i = skipWhitespace(b, ve);
+      if (b[i] !== COMMA) return;
+      i = skipWhitespace(b, i + 1);
+    }
+  }
+
+  private object(node: Extract<JudgeNode, { kind: 'object' }>, s: number): Fault | undefined {
+    const b = this.b;
+    const { keys } = node;
+    const starts = new Array<number>(keys.length).fill(-1);
+    const ends = new Array<number>(keys.length).fill(-1);
+    const hashes = keyHashes(node);
+    // PERF NOTES: one pass over the members; a name is hashed as it is read
+    // and compared only with the shape's names of the same hash.
+    this.members(s, (ks, ke, vs, ve) => {
+      const h = hashName(b, ks, ke);
+      for (let k = 0; k < keys.length; k++) {
+        if (hashes[k] === h && nameIs(b, ks, ke, keys[k].name)) {
+          starts[k] = vs;
+          ends[k] = ve;
+        }
+      }
+    });
+    let first: Fault | undefined;
+    for (let k = 0; k < keys.length; k++) {
+      const { name, child, mode } = keys[k];
+      let f: Fault | undefined;
+      if (starts[k] >= 0) f = this.value(child, starts[k], ends[k]);
+      else if (mode === 'B') f = this.nodes[child].why(undefined) ?? nonoptional();
+      else if (mode === 'C') f = this.nodes[child].why(undefined);
+      if (f !== undefined) {
+        first = merge(first, prefix(f, name));
+        if (first.aborted) return first;
+      }
+    }
+    if (node.strict) {
+      // zod's unrecognized_keys names every unknown member; the value judge words it from the parsed object.
+      const f = node.why(parse(b, s, this.skip(s)));
+      if (f !== undefined && first === undefined) return f;
+    }
+    return first;
+  }
+
+  private array(node: Extract<JudgeNode, { kind: 'array' }>, s: number): Fault | undefined {
+    const b = this.b;
+    const small = this.small;
+    const element = this.nodes[node.element];
+    if (element.kind === 'unknown' && node.cap === Infinity) return undefined;
+    if (node.cap !== Infinity) {
+      // zod's capSize judges no element of an array past its cap; it reads only the length.
+      const count = this.count(s);
+      if (count > node.cap) return node.why(lengthOnly(count));
+    }
+    let first: Fault | undefined;
+    // A batch: consecutive small items b[batchStart, batchEnd), the first of them item batchIndex.
+    let batchStart = -1;
+    let batchEnd = -1;
+    let batchIndex = 0;
+    const flush = (): boolean => {
+      if (batchStart < 0) return false;
+      const values = JSON.parse(`[${decoder.decode(b.subarray(batchStart, batchEnd))}]`) as unknown[];
+      batchStart = -1;
+      for (let k = 0; k < values.length; k++) {
+        if (element.ok(values[k])) continue;
+        const f = element.why(values[k]);
+        if (f === undefined) continue;
+        first = merge(first, prefix(f, batchIndex + k));
+        if (first.aborted) return true;
+      }
+      return false;
+    };
+    let i = skipWhitespace(b, s + 1);
+    if (b[i] === CLOSE_ARRAY) return undefined;
+    for (let index = 0; ; index++) {
+      const ie = this.skip(i);
+      if (ie - i <= small) {
+        if (batchStart >= 0 && ie - batchStart > small && flush()) return first;
+        if (batchStart < 0) {
+          batchStart = i;
+          batchIndex = index;
+        }
+        batchEnd = ie;
+      } else {
+        if (flush()) return first;
+        const f = this.value(node.element, i, ie);
+        if (f !== undefined) {
+          first = merge(first, prefix(f, index));
+          if (first.aborted) return first;
+        }
+      }
+      i = skipWhitespace(b, ie);
+      if (b[i] !== COMMA) break;
+      i = skipWhitespace(b, i + 1);
+    }
+    flush();
+    return first;
+  }
+
+  /** How many items the array at s holds. */
+  private count(s: number): number {
+    const b = this.b;
+    let i = skipWhitespace(b, s + 1);
+    if (b[i] === CLOSE_ARRAY) return 0;
+    for (let n = 1; ; n++) {
+      i = skipWhitespace(b, this.skip(i));
+      if (b[i] !== COMMA) return n;
+      i = skipWhitespace(b, i + 1);
+    }
+  }
+
+  private record(node: Extract<JudgeNode, { kind: 'record' }>, s: number): Fault | undefined {
+    // A JSON object is a plain object with string keys: only the values can fail.
+    if (node.trivial) return undefined;
+    const b = this.b;
+    let count = 0;
+    this.members(s, () => {
+      count++;
+    });
+    const names = new NameTable(b, count);
+    this.members(s, (ks, ke, vs) => names.set(ks, ke, vs));
+    let first: Fault | undefined;
+    for (const entry of names.ownKeysOrder()) {
+      const vs = names.value[entry];
+      const f = this.value(node.value, vs, this.skip(vs));
+      if (f !== undefined) {
+        const ks = names.key[entry];
+        first = merge(first, prefix(f, parseString(b, ks, skipString(b, ks))));
+        if (first.aborted) return first;
+      }
+    }
+    return first;
+  }
+}
+
+/**
+ * A record's members by name, as JSON.parse would key them: a repeated
+ * name keeps its first place and its last value. Held in typed arrays sized
+ * once from the member count (12 bytes per member, and 4 per slot of a hash
+ * at most 3/4 full), not as strings: a member is at least 7 bytes of text
+ * (`"a":{},`), so this costs under 3 times the record's text.
+ */
+class NameTable {
+  readonly key: Int32Array;
+  readonly value: Int32Array;
+  readonly hash: Int32Array;
+  count = 0;
+  private readonly slots: Int32Array; // entry + 1; 0 is empty
+
+  constructor(
+    private readonly b: Uint8Array,
+    members: number,
+  ) {
+    this.key = new Int32Array(members);
+    this.value = new Int32Array(members);
+    this.hash = new Int32Array(members);
+    let size = 16;
+    while (size * 3 < members * 4) size *= 2;
+    this.slots = new Int32Array(size);
+  }
+
+  set(ks: number, ke: number, vs: number): void {
+    const b = this.b;
+    const h = hashName(b, ks, ke);
+    const mask = this.slots.length - 1;
+    for (let slot = h & mask; ; slot = (slot + 1) & mask) {
+      const e = this.slots[slot] - 1;
+      if (e < 0) break;
+      if (this.hash[e] === h && sameName(b, this.key[e], ks)) {
+        this.value[e] = vs;
+        return;
+      }
+    }
+    // JSON.parse makes "__proto__" an own member, and zod's record skips it.
+    if (nameIs(b, ks, ke, '__proto__')) return;
+    const e = this.count++;
+    this.key[e] = ks;
+    this.value[e] = vs;
+    this.hash[e] = h;
+    let slot = h & mask;
+    while (this.slots[slot] !== 0) slot = (slot + 1) & mask;
+    this.slots[slot] = e + 1;
+  }
+
+  /** The entries in Reflect.ownKeys order: array indices ascending, then the other names by first appearance. */
+  ownKeysOrder(): Int32Array {
+    const b = this.b;
+    const order = new Int32Array(this.count);
+    const numbers = new Float64Array(this.count);
+    let indices = 0;
+    for (let e = 0; e < this.count; e++) {
+      const ks = this.key[e];
+      numbers[e] = arrayIndex(b, ks, skipString(b, ks));
+      if (numbers[e] >= 0) order[indices++] = e;
+    }
+    order.subarray(0, indices).sort((x, y) => numbers[x] - numbers[y]);
+    let at = indices;
+    for (let e = 0; e < this.count; e++) if (numbers[e] < 0) order[at++] = e;
+    return order;
+  }
+}
+
+const plainStrings = new WeakMap<JudgeNode, boolean>();
+
+/** Whether a leaf is z.string() and nothing more: any string passes it. */
+function isPlainStringNode(node: JudgeNode): boolean {
+  let plain = plainStrings.get(node);
+  if (plain === undefined) {
+    plain = isPlainString(node.zod);
+    plainStrings.set(node, plain);
+  }
+  return plain;
+}
+
+const keyHashCache = new WeakMap<JudgeNode, Int32Array>();
+
+/** An object node's member names, hashed as hashName hashes a name in the text. */
+function keyHashes(node: Extract<JudgeNode, { kind: 'object' }>): Int32Array {
+  let hashes = keyHashCache.get(node);
+  if (!hashes) {
+    hashes = Int32Array.from(node.keys, (k) => hashString(k.name));
+    keyHashCache.set(node, hashes);
+  }
+  return hashes;
+}
+
+/**
+ * What zod's cap check reads of an array (that it is one, and its length)
+ * without the memory of its items: an empty array behind a proxy that
+ * answers `length`. (Setting the length of a real array allocates it.)
+ */
+function lengthOnly(n: number): unknown[] {
+  return new Proxy([], { get: (target, key) => (key === 'length' ? n : Reflect.get(target, key)) });
+}
+
+/** How the byte judge works, for tests that want every path taken on small inputs. */
+export interface ByteJudgeOptions {
+  /** Values up to this many bytes are parsed and judged as values; smallFor(size) unless given. */
+  small?: number;
+  /** The table the node's children are numbered in: the SDK's judges unless given. */
+  nodes?: readonly JudgeNode[];
+  /** Values at least this long have their end kept (KEEP unless given). */
+  keep?: number;
+}
+
+/**
+ * The first fault of the JSON text b[start, end) under a compiled judge, or
+ * undefined when the value it holds passes. The text must be one JSON value
+ * that the backend accepted (whitespace around it is allowed).
+ */
+export function judgeBytes(node: JudgeNode, b: Uint8Array, start: number, end: number, options: ByteJudgeOptions = {}): Fault | undefined {
+  const s = skipWhitespace(b, start);
+  let e = end;
+  while (e > s && (b[e - 1] === 0x20 || b[e - 1] === 0x0a || b[e - 1] === 0x0d || b[e - 1] === 0x09)) e--;
+  return new Walk(b, options.small ?? smallFor(end - start), options.nodes ?? NODES, options.keep ?? KEEP).node(node, s, e);
+}
+
+/**
+ * The most bytes parsed at once when judging a body of `size` bytes: SMALL,
+ * or an eighth of the body when that is less. JSON.parse costs at most about
+ * 22 bytes of heap per byte of text (16 MiB of `[{},{},…]` built about 350
+ * MiB), so a parse of an eighth keeps the walk within 3 times the body.
+ */
+export function smallFor(size: number): number {
+  return Math.min(SMALL, Math.max(256, size >> 3));
+}

@@ -1,0 +1,28 @@
+// The shape of one compiled schema node: what the generated judges export
+// for the byte judge (judge-bytes.ts) to walk a frame's bytes with.
+
+import type { Fault, ZodNode } from './judge-kit.js';
+
+interface Common {
+  /** The verdict on a value: safeParse's success, allocation-free. */
+  ok(x: unknown): boolean;
+  /** The first issue on a value (and whether zod's list aborted), or undefined when it passes. */
+  why(x: unknown): Fault | undefined;
+  /** The SDK's zod node this was compiled from. */
+  zod: ZodNode;
+}
+
+/**
+ * How an object member is looked up, from zod's handlePropertyResult:
+ * 'A' optional (an absent member is never an issue), 'B' required (an
+ * absent member is one), 'C' defaulted (the schema judges `undefined`).
+ */
+export type KeyMode = 'A' | 'B' | 'C';
+
+export type JudgeNode =
+  | (Common & { kind: 'leaf' | 'island' | 'unknown' | 'base64' | 'assert-object' })
+  | (Common & { kind: 'object'; keys: readonly { name: string; child: number; mode: KeyMode }[]; strict: boolean })
+  | (Common & { kind: 'array'; element: number; cap: number })
+  | (Common & { kind: 'union'; options: readonly number[] })
+  | (Common & { kind: 'optional' | 'default' | 'nullable'; inner: number })
+  | (Common & { kind: 'record'; value: number; trivial: boolean });

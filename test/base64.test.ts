@@ -1,0 +1,176 @@
+// The SDK's base64 rule, measured: isBase64 against atob itself, and isBase64Bytes against isBase64 on the same string as JSON text.
+
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { isBase64, isBase64Bytes } from '../src/contract/base64.js';
+
+const SEED = Number(process.env.MCP_FRAMES_SEED ?? Date.now() % 1_000_000);
+
+/** The SDK's own test (Base64Schema's refinement). */
+function atobAccepts(s: string): boolean {
+  try {
+    atob(s);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Units that sit on every edge of the rule. */
+const UNITS = [
+  ...'ABCXYZabcxyz0189+/',
+  '=',
+  ' ',
+  '\t',
+  '\n',
+  '\f',
+  '\r',
+  '\v',
+  '\u00a0',
+  '\u2028',
+  '\u0000',
+  '-',
+  '_',
+  '.',
+  '%',
+  '"',
+  '\\',
+  'é',
+  '\u0100',
+  '\ud83d',
+  '😀',
+];
+
+const unitString = fc.array(fc.constantFrom(...UNITS), { maxLength: 14 }).map((u) => u.join(''));
+
+/** Real base64, then edited: whitespace put in, padding moved, added or cut, a unit swapped. */
+const editedBase64 = fc
+  .tuple(
+    fc.uint8Array({ maxLength: 20 }),
+    fc.array(fc.tuple(fc.nat(), fc.constantFrom(' ', '\n', '\r\n', '\t', '=', '==', '', 'A', '!', '\v')), { maxLength: 3 }),
+    fc.constantFrom('keep', 'strip', 'extra'),
+  )
+  .map(([bytes, edits, pad]) => {
+    let s = Buffer.from(bytes).toString('base64');
+    if (pad === 'strip') s = s.replace(/=+$/, '');
+    if (pad === 'extra') s += '=';
+    for (const [at, insert] of edits) {
+      const k = s.length ? at % (s.length + 1) : 0;
+      s = s.slice(0, k) + insert + s.slice(k);
+    }
+    return s;
+  });
+
+/** Long base64 (past the word loop's threshold), with a few units of UNITS put in anywhere. */
+const longEdited = fc
+  .tuple(fc.uint8Array({ minLength: 40, maxLength: 400 }), fc.array(fc.tuple(fc.nat(), fc.constantFrom(...UNITS)), { maxLength: 3 }), fc.boolean())
+  .map(([bytes, edits, strip]) => {
+    let s = Buffer.from(bytes).toString('base64');
+    if (strip) s = s.replace(/=+$/, '');
+    for (const [at, insert] of edits) {
+      const k = at % (s.length + 1);
+      s = s.slice(0, k) + insert + s.slice(k);
+    }
+    return s;
+  });
+
+const candidates = fc.oneof(unitString, editedBase64, longEdited, fc.string({ maxLength: 10 }), fc.string({ unit: 'binary', maxLength: 8 }));
+
+/** s as the bytes between a JSON string's quotes, some units written as escapes. */
+function jsonBody(s: string, escapes: boolean[]): Uint8Array {
+  let text = '';
+  [...s].forEach((ch, k) => {
+    const escaped = escapes[k % Math.max(1, escapes.length)];
+    if (escaped && ch === '/') text += '\\/';
+    else if (escaped && ch.length === 1) text += `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`;
+    else text += JSON.stringify(ch).slice(1, -1);
+  });
+  return new TextEncoder().encode(`"${text}"`);
+}
+
+describe('isBase64 accepts exactly what atob accepts', () => {
+  test(`generated strings (seed ${SEED})`, () => {
+    let accepted = 0;
+    fc.assert(
+      fc.property(candidates, (s) => {
+        const want = atobAccepts(s);
+        if (want) accepted++;
+        expect(isBase64(s)).toBe(want);
+      }),
+      { seed: SEED, numRuns: 20_000 },
+    );
+    expect(accepted).toBeGreaterThan(2000);
+  });
+
+  test.each([
+    ['', true],
+    ['A', false],
+    ['AB', true],
+    ['ABC', true],
+    ['AB=', false],
+    ['AB==', true],
+    ['ABC=', true],
+    ['A===', false],
+    ['ABCD=', false],
+    ['AB=C', false],
+    ['AB = =', true],
+    ['AB=\n', false],
+    ['AR==', true],
+    ['AB\v==', false],
+    ['AB\u00a0==', false],
+    [' \t\n\f\r', true],
+  ])('%j: %s', (s, want) => {
+    expect(atobAccepts(s)).toBe(want);
+    expect(isBase64(s)).toBe(want);
+  });
+
+  test('every unit from 0 to 0x17f, inside a long run of the alphabet, at every alignment', () => {
+    const run = 'QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZnaGlqa2xtbm9wcXJzdHV2d3h5eisvMDEyMzQ1Njc4OQ';
+    for (let unit = 0; unit < 0x180; unit++) {
+      for (let at = 64; at < 72; at++) {
+        const s = `${run.slice(0, at)}${String.fromCharCode(unit)}${run.slice(at)}`;
+        const want = atobAccepts(s);
+        expect(isBase64(s)).toBe(want);
+        const body = jsonBody(s, [false]);
+        expect(isBase64Bytes(body, 1, body.length - 1)).toBe(want);
+      }
+    }
+  });
+
+  test('a MiB of base64, with and without a fault at its end, on the string and on the bytes', () => {
+    const good = Buffer.from(Uint8Array.from({ length: 768 * 1024 }, (_, k) => (k * 2654435761) >>> 24)).toString('base64');
+    for (const s of [
+      good,
+      `${good.slice(0, -1)}!`,
+      `${good}A`,
+      `${good.slice(0, 500_000)}\n${good.slice(500_000)}`,
+      `${good.slice(0, 99_999)}é${good.slice(99_999)}`,
+    ]) {
+      expect(isBase64(s)).toBe(atobAccepts(s));
+      const body = jsonBody(s, [false]);
+      expect(isBase64Bytes(body, 1, body.length - 1)).toBe(atobAccepts(s));
+    }
+  });
+});
+
+describe('isBase64Bytes on the JSON text gives what isBase64 gives on the string', () => {
+  test(`generated strings, some units escaped (seed ${SEED})`, () => {
+    fc.assert(
+      fc.property(candidates, fc.array(fc.boolean(), { minLength: 1, maxLength: 5 }), fc.nat(7), (s, escapes, shift) => {
+        const body = jsonBody(s, escapes);
+        expect(JSON.parse(new TextDecoder().decode(body))).toBe(s);
+        // At every alignment: the word loop reads the buffer four bytes at a time.
+        const bytes = new Uint8Array(body.length + 8).subarray(shift, shift + body.length);
+        bytes.set(body);
+        expect(isBase64Bytes(bytes, 1, bytes.length - 1)).toBe(isBase64(s));
+      }),
+      { seed: SEED, numRuns: 20_000 },
+    );
+  });
+
+  test('the range given, not the whole array', () => {
+    const bytes = new TextEncoder().encode('!"QUJD"!');
+    expect(isBase64Bytes(bytes, 2, 6)).toBe(true);
+    expect(isBase64Bytes(bytes, 0, 6)).toBe(false);
+  });
+});
