@@ -1,0 +1,74 @@
+// Rule 4.1 in the SIMD build: is a text strict JSON, in two stages over 64-byte blocks, a window at a time.
+//
+// Stage 1 (./stage1) turns a window of the text into bitmasks and a
+// structural index; stage 2 (./stage2) walks the index, and asks for the
+// next window when it runs out. The answer is only "valid" or "not": on
+// "not", ./json runs its exact scanner over the text to name the first
+// fault and its offset, so every build and the JS path give one answer.
+// Faults are rare; valid text is what must be fast.
+//
+// # Memory
+//
+// The index holds one window's positions and is reused for the next
+// window, so a text of any length costs the same fixed memory: the index,
+// the stack of stage 2 and a block of padding, all static, allocated once
+// with the module. A window is 16 KiB of text: its bytes and its index stay
+// in the first-level cache between the two stages.
+
+import { BLOCK, resetStage1, stage1, stage1Ends, blockFault } from './stage1';
+import { walk, SENTINEL } from './stage2';
+
+/** Bytes of text per window. */
+const WINDOW: usize = 16384;
+/** A window has at most one structural position per byte; stage 1 may write up to 7 more. */
+export const index: usize = memory.data(<i32>(WINDOW + BLOCK) * 4, 16);
+/** The text's last bytes, padded with spaces to a whole block: loads never pass the end of the text. */
+const tail: usize = memory.data(<i32>BLOCK, 16);
+
+/** The next window's first byte, the end of the text's whole blocks, and the text's end. */
+let next: usize = 0;
+let whole: usize = 0;
+let textEnd: usize = 0;
+let tailDone = false;
+
+/**
+ * Indexes the next window that has a structural position, and returns the
+ * end of its positions in `index`. At the end of the text, or after a fault
+ * in stage 1, the index holds one position, SENTINEL, which stage 2 refuses
+ * wherever a value or punctuation is due.
+ */
+export function refill(): usize {
+  while (!blockFault) {
+    let out: usize = index;
+    if (next < whole) {
+      const stop = whole - next > WINDOW ? next + WINDOW : whole;
+      out = stage1(next, stop, 0, textEnd, index);
+      next = stop;
+    } else if (!tailDone) {
+      // Spaces are whitespace and ASCII: they add no token, no string byte and no UTF-8 state.
+      const spaces = i8x16.splat(0x20);
+      v128.store(tail, spaces);
+      v128.store(tail, spaces, 16);
+      v128.store(tail, spaces, 32);
+      v128.store(tail, spaces, 48);
+      for (let k: usize = 0; whole + k < textEnd; k++) store<u8>(tail + k, load<u8>(whole + k));
+      out = stage1(tail, tail + BLOCK, whole - tail, textEnd, index);
+      tailDone = true;
+    } else {
+      break;
+    }
+    if (out != index) return out;
+  }
+  store<u32>(index, <u32>SENTINEL);
+  return index + 4;
+}
+
+/** Whether [start, end) is strict JSON text. False says only that some rule is broken. */
+export function textValid(start: usize, end: usize): bool {
+  resetStage1();
+  next = start;
+  whole = start + ((end - start) & ~(BLOCK - 1));
+  textEnd = end;
+  tailDone = false;
+  return walk(end) && stage1Ends();
+}
