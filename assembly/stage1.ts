@@ -34,7 +34,7 @@
 // bytes with their UTF-8 state. They live in globals between calls, so that
 // a text can be fed a window at a time.
 
-import { utf8Errors, utf8Incomplete } from './utf8-blocks';
+import { utf8Block, utf8Incomplete } from './utf8-blocks';
 
 /** Bytes per block: four v128 quarters, one bit each in a u64 mask. */
 export const BLOCK: usize = 64;
@@ -60,6 +60,11 @@ let pairedLow: usize = 0;
 
 /** Set when a block breaks a rule judged here; the exact scanner then finds which and where. */
 export let blockFault: bool = false;
+
+/** Whether the text is inside a string, with no escape pending: where plainBlocks may go on. */
+export function inPlainString(): bool {
+  return carryInString != 0 && carryEscaped == 0;
+}
 
 /** Starts a new text. */
 export function resetStage1(): void {
@@ -215,18 +220,60 @@ function escapesValid(bits: u64, at: usize, end: usize): bool {
 }
 
 // PERF NOTES: stage 1's loop, the part of the SIMD build that touches every
-// byte. Per block it always takes three masks (quotes, backslashes, control
-// bytes: a compare and a bitmask per quarter), then branches once: a block
-// wholly inside a string (long text, base64) is done, and any other block
-// takes two lookups per quarter for structural characters and whitespace,
-// a dozen 64-bit operations for strings and tokens, and writes its
-// structural positions eight at a time. Three things are rare and sit
-// behind a branch: backslashes (the odd-run additions run only for blocks
-// that hold one), escapes inside strings (judged one by one), and non-ASCII
-// bytes (the UTF-8 lookups run only for blocks that hold one; a block of
-// ASCII checks only that the one before did not end a sequence short).
-// Faults are not branched on per block: they are ORed together and looked
-// at once per call.
+// byte. It assumes nothing about the text: per block it runs a fixed set of
+// v128 compares and five bitmask reductions, a dozen 64-bit operations for
+// strings and tokens, and writes the structural positions eight at a time.
+// Three things are rare and sit behind a branch: backslashes (the odd-run
+// additions run only for blocks that hold one), escapes inside strings
+// (judged one by one), and non-ASCII bytes (the UTF-8 lookups run only for
+// blocks that hold one; a block of ASCII checks only that the one before
+// did not end a sequence short). Faults are not branched on per block: they
+// are ORed together and looked at once per call.
+
+// PERF NOTES: the loop of a long plain string (text, base64), tried between
+// calls of stage1 when the text is inside a string with no escape pending. One test per block: a quote, a backslash or a control
+// byte in it? Six operations per quarter and one bitmask per block; if
+// none, the block has no structure, no escape and no fault but its UTF-8,
+// which only blocks with a non-ASCII byte need judged. The first block
+// that has one is left to stage1.
+
+/**
+ * From `p`, passes over the blocks before `stop` that go on with the
+ * string the text is in (no quote, backslash or control byte), judging
+ * their UTF-8; returns where the first other block starts. Only for a text
+ * inside a string with no escape pending (inPlainString).
+ */
+export function plainBlocks(p: usize, stop: usize): usize {
+  let prev = v128.load(vectors, PREVIOUS);
+  let incomplete = v128.load(vectors, INCOMPLETE);
+  let errors = v128.load(vectors, UTF8_ERROR);
+  const quote = v128.load(CONSTANTS, 0);
+  const backslash = v128.load(CONSTANTS, 16);
+  const lastControl = v128.load(CONSTANTS, 112);
+  for (; p < stop; p += BLOCK) {
+    const v0 = v128.load(p);
+    const v1 = v128.load(p, 16);
+    const v2 = v128.load(p, 32);
+    const v3 = v128.load(p, 48);
+    const s0 = v128.or(v128.or(i8x16.eq(v0, quote), i8x16.eq(v0, backslash)), i8x16.eq(i8x16.min_u(v0, lastControl), v0));
+    const s1 = v128.or(v128.or(i8x16.eq(v1, quote), i8x16.eq(v1, backslash)), i8x16.eq(i8x16.min_u(v1, lastControl), v1));
+    const s2 = v128.or(v128.or(i8x16.eq(v2, quote), i8x16.eq(v2, backslash)), i8x16.eq(i8x16.min_u(v2, lastControl), v2));
+    const s3 = v128.or(v128.or(i8x16.eq(v3, quote), i8x16.eq(v3, backslash)), i8x16.eq(i8x16.min_u(v3, lastControl), v3));
+    if (i8x16.bitmask(v128.or(v128.or(s0, s1), v128.or(s2, s3))) != 0) break;
+    if (i8x16.bitmask(v128.or(v128.or(v0, v1), v128.or(v2, v3))) != 0) {
+      errors = v128.or(errors, utf8Block(prev, p));
+      incomplete = utf8Incomplete(v3);
+    } else {
+      errors = v128.or(errors, incomplete);
+      incomplete = i64x2.splat(0);
+    }
+    prev = v3;
+  }
+  v128.store(vectors, prev, PREVIOUS);
+  v128.store(vectors, incomplete, INCOMPLETE);
+  v128.store(vectors, errors, UTF8_ERROR);
+  return p;
+}
 
 /**
  * The loop's v128 constants, in memory: V8 rematerializes a v128 constant
@@ -242,12 +289,14 @@ const CONSTANTS: usize = memory.data<u8>([
   0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f,
   // 48: 0x20, which makes '[' and ']' into '{' and '}'
   0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20,
-  // 64: the last control byte
-  0x1f, 0x1f, 0x1f, 0x1f, 0x1f, 0x1f, 0x1f, 0x1f, 0x1f, 0x1f, 0x1f, 0x1f, 0x1f, 0x1f, 0x1f, 0x1f,
+  // 64: 0x60, which sets the high bit of every byte but the control bytes (by saturating addition)
+  0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60,
   // 80: structural characters by low nibble, as they are once ORed with 0x20: ':' '{' ',' '}'
   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x3a, 0x7b, 0x2c, 0x7d, 0, 0,
   // 96: whitespace by low nibble: ' ' tab newline return
   0x20, 0, 0, 0, 0, 0, 0, 0, 0, 0x09, 0x0a, 0, 0, 0x0d, 0, 0,
+  // 112: the last control byte
+  0x1f, 0x1f, 0x1f, 0x1f, 0x1f, 0x1f, 0x1f, 0x1f, 0x1f, 0x1f, 0x1f, 0x1f, 0x1f, 0x1f, 0x1f, 0x1f,
 ], 16);
 
 // The structural and whitespace masks are one lookup each (Langdale and
@@ -279,7 +328,7 @@ export function stage1(src: usize, srcEnd: usize, delta: usize, end: usize, out:
   const backslash = v128.load(CONSTANTS, 16);
   const lowNibble = v128.load(CONSTANTS, 32);
   const bit5 = v128.load(CONSTANTS, 48);
-  const lastControl = v128.load(CONSTANTS, 64);
+  const above = v128.load(CONSTANTS, 64);
   const opTable = v128.load(CONSTANTS, 80);
   const spaceTable = v128.load(CONSTANTS, 96);
 
@@ -288,30 +337,35 @@ export function stage1(src: usize, srcEnd: usize, delta: usize, end: usize, out:
     // that few vectors are live at once.
     let v = v128.load(p);
     let quotes = <u64><u32>i8x16.bitmask(i8x16.eq(v, quote));
-    let backslashes = <u64><u32>i8x16.bitmask(i8x16.eq(v, backslash));
-    let controls = <u64><u32>i8x16.bitmask(i8x16.eq(i8x16.min_u(v, lastControl), v));
+    let b0 = i8x16.eq(v, backslash);
+    let notControls = <u64><u32>i8x16.bitmask(i8x16.add_sat_u(v, above));
     let any = v;
     v = v128.load(p, 16);
     quotes |= <u64><u32>i8x16.bitmask(i8x16.eq(v, quote)) << 16;
-    backslashes |= <u64><u32>i8x16.bitmask(i8x16.eq(v, backslash)) << 16;
-    controls |= <u64><u32>i8x16.bitmask(i8x16.eq(i8x16.min_u(v, lastControl), v)) << 16;
+    let b1 = i8x16.eq(v, backslash);
+    notControls |= <u64><u32>i8x16.bitmask(i8x16.add_sat_u(v, above)) << 16;
     any = v128.or(any, v);
     v = v128.load(p, 32);
     quotes |= <u64><u32>i8x16.bitmask(i8x16.eq(v, quote)) << 32;
-    backslashes |= <u64><u32>i8x16.bitmask(i8x16.eq(v, backslash)) << 32;
-    controls |= <u64><u32>i8x16.bitmask(i8x16.eq(i8x16.min_u(v, lastControl), v)) << 32;
+    let b2 = i8x16.eq(v, backslash);
+    notControls |= <u64><u32>i8x16.bitmask(i8x16.add_sat_u(v, above)) << 32;
     any = v128.or(any, v);
     v = v128.load(p, 48);
     quotes |= <u64><u32>i8x16.bitmask(i8x16.eq(v, quote)) << 48;
-    backslashes |= <u64><u32>i8x16.bitmask(i8x16.eq(v, backslash)) << 48;
-    controls |= <u64><u32>i8x16.bitmask(i8x16.eq(i8x16.min_u(v, lastControl), v)) << 48;
+    let b3 = i8x16.eq(v, backslash);
+    notControls |= <u64><u32>i8x16.bitmask(i8x16.add_sat_u(v, above)) << 48;
     any = v128.or(any, v);
 
     // Escaped bytes: those after a backslash run of odd length.
     let escaped = escapedCarry;
-    if (backslashes == 0) {
+    if (i8x16.bitmask(v128.or(v128.or(b0, b1), v128.or(b2, b3))) == 0) {
       escapedCarry = 0;
     } else {
+      const backslashes =
+        <u64><u32>i8x16.bitmask(b0) |
+        (<u64><u32>i8x16.bitmask(b1) << 16) |
+        (<u64><u32>i8x16.bitmask(b2) << 32) |
+        (<u64><u32>i8x16.bitmask(b3) << 48);
       // A backslash escaped from the block before starts no run.
       const b = backslashes & ~escapedCarry;
       const starts = b & ~(b << 1);
@@ -362,25 +416,14 @@ export function stage1(src: usize, srcEnd: usize, delta: usize, end: usize, out:
       out = flatten(out, (ops & ~inString) | starts, <u32>(p + delta));
     }
 
-    controlInString |= controls & inString;
+    controlInString |= inString & ~notControls;
     const escapes = escaped & inString;
     if (escapes != 0 && !escapesValid(escapes, p + delta, end)) blockFault = true;
 
     if (i8x16.bitmask(any) != 0) {
-      const v0 = v128.load(p);
-      const v1 = v128.load(p, 16);
-      const v2 = v128.load(p, 32);
-      const v3 = v128.load(p, 48);
-      const h0 = v128.and(i16x8.shr_u(v0, 4), lowNibble);
-      const h1 = v128.and(i16x8.shr_u(v1, 4), lowNibble);
-      const h2 = v128.and(i16x8.shr_u(v2, 4), lowNibble);
-      const h3 = v128.and(i16x8.shr_u(v3, 4), lowNibble);
-      errors = v128.or(errors, utf8Errors(prev, v0, v128.and(i16x8.shr_u(prev, 4), lowNibble), h0));
-      errors = v128.or(errors, utf8Errors(v0, v1, h0, h1));
-      errors = v128.or(errors, utf8Errors(v1, v2, h1, h2));
-      errors = v128.or(errors, utf8Errors(v2, v3, h2, h3));
-      incomplete = utf8Incomplete(v3);
-      prev = v3;
+      errors = v128.or(errors, utf8Block(prev, p));
+      prev = v128.load(p, 48);
+      incomplete = utf8Incomplete(prev);
     } else {
       errors = v128.or(errors, incomplete);
       incomplete = i64x2.splat(0);

@@ -37,76 +37,118 @@ const OVERLONG_4: i8 = 1 << 6;
 /** A continuation after a continuation: right only inside a 3- or 4-byte sequence. */
 const TWO_CONTS: i8 = -128; // 1 << 7
 
-/** By the previous byte's high nibble. */
-@inline function byte1HighTable(): v128 {
-  return i8x16(
-    TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, // 0..7: ASCII
-    TWO_CONTS, TWO_CONTS, TWO_CONTS, TWO_CONTS, // 8..B: continuations
-    TOO_SHORT | OVERLONG_2, // C: 2-byte leads C0..CF
-    TOO_SHORT, // D: 2-byte leads D0..DF
-    TOO_SHORT | OVERLONG_3 | SURROGATE, // E: 3-byte leads
-    TOO_SHORT | TOO_LARGE | OVERLONG_4, // F: 4-byte leads and F5..FF
-  );
-}
-
 /** Kinds whose previous-byte low nibble may be anything. */
 const ANY_LOW: i8 = TOO_SHORT | TOO_LONG | TWO_CONTS;
-
-/** By the previous byte's low nibble. */
-@inline function byte1LowTable(): v128 {
-  return i8x16(
-    ANY_LOW | OVERLONG_3 | OVERLONG_2 | OVERLONG_4, // 0: C0, E0, F0
-    ANY_LOW | OVERLONG_2, // 1: C1
-    ANY_LOW,
-    ANY_LOW,
-    ANY_LOW | TOO_LARGE, // 4: F4
-    ANY_LOW | TOO_LARGE | OVERLONG_4, // 5..F: F5..FF
-    ANY_LOW | TOO_LARGE | OVERLONG_4,
-    ANY_LOW | TOO_LARGE | OVERLONG_4,
-    ANY_LOW | TOO_LARGE | OVERLONG_4,
-    ANY_LOW | TOO_LARGE | OVERLONG_4,
-    ANY_LOW | TOO_LARGE | OVERLONG_4,
-    ANY_LOW | TOO_LARGE | OVERLONG_4,
-    ANY_LOW | TOO_LARGE | OVERLONG_4,
-    ANY_LOW | TOO_LARGE | OVERLONG_4 | SURROGATE, // D: ED
-    ANY_LOW | TOO_LARGE | OVERLONG_4,
-    ANY_LOW | TOO_LARGE | OVERLONG_4,
-  );
-}
-
 /** Kinds that a continuation byte (80..BF) completes, by its high nibble. */
 const CONT_ANY: i8 = TOO_LONG | TWO_CONTS | OVERLONG_2;
 
-/** By this byte's high nibble. */
-@inline function byte2HighTable(): v128 {
-  return i8x16(
-    TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, // 0..7: ASCII
-    CONT_ANY | OVERLONG_3 | OVERLONG_4, // 8: 80..8F
-    CONT_ANY | OVERLONG_3 | TOO_LARGE, // 9: 90..9F
-    CONT_ANY | SURROGATE | TOO_LARGE, // A: A0..AF
-    CONT_ANY | SURROGATE | TOO_LARGE, // B: B0..BF
-    TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, // C..F: leads
-  );
-}
+/**
+ * The tables and byte constants, in memory: V8 rebuilds a v128 constant
+ * from immediates at every use (three instructions or more), but a load is
+ * one, and the caller loads each once per block.
+ */
+export const UTF8_CONSTANTS: usize = memory.data<i8>([
+  // 0: by the previous byte's high nibble
+  TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, // 0..7: ASCII
+  TWO_CONTS, TWO_CONTS, TWO_CONTS, TWO_CONTS, // 8..B: continuations
+  TOO_SHORT | OVERLONG_2, // C: 2-byte leads C0..CF
+  TOO_SHORT, // D: 2-byte leads D0..DF
+  TOO_SHORT | OVERLONG_3 | SURROGATE, // E: 3-byte leads
+  TOO_SHORT | TOO_LARGE | OVERLONG_4, // F: 4-byte leads and F5..FF
+  // 16: by the previous byte's low nibble
+  ANY_LOW | OVERLONG_3 | OVERLONG_2 | OVERLONG_4, // 0: C0, E0, F0
+  ANY_LOW | OVERLONG_2, // 1: C1
+  ANY_LOW,
+  ANY_LOW,
+  ANY_LOW | TOO_LARGE, // 4: F4
+  ANY_LOW | TOO_LARGE | OVERLONG_4, // 5..F: F5..FF
+  ANY_LOW | TOO_LARGE | OVERLONG_4,
+  ANY_LOW | TOO_LARGE | OVERLONG_4,
+  ANY_LOW | TOO_LARGE | OVERLONG_4,
+  ANY_LOW | TOO_LARGE | OVERLONG_4,
+  ANY_LOW | TOO_LARGE | OVERLONG_4,
+  ANY_LOW | TOO_LARGE | OVERLONG_4,
+  ANY_LOW | TOO_LARGE | OVERLONG_4,
+  ANY_LOW | TOO_LARGE | OVERLONG_4 | SURROGATE, // D: ED
+  ANY_LOW | TOO_LARGE | OVERLONG_4,
+  ANY_LOW | TOO_LARGE | OVERLONG_4,
+  // 32: by this byte's high nibble
+  TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, // 0..7: ASCII
+  CONT_ANY | OVERLONG_3 | OVERLONG_4, // 8: 80..8F
+  CONT_ANY | OVERLONG_3 | TOO_LARGE, // 9: 90..9F
+  CONT_ANY | SURROGATE | TOO_LARGE, // A: A0..AF
+  CONT_ANY | SURROGATE | TOO_LARGE, // B: B0..BF
+  TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, // C..F: leads
+  // 48: the low nibble
+  15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15,
+  // 64: 0x60, which E0..FF keep the high bit after subtracting (saturating)
+  0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60, 0x60,
+  // 80: 0x70, which F0..FF keep the high bit after subtracting (saturating)
+  0x70, 0x70, 0x70, 0x70, 0x70, 0x70, 0x70, 0x70, 0x70, 0x70, 0x70, 0x70, 0x70, 0x70, 0x70, 0x70,
+  // 96: the high bit
+  -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128,
+  // 112: what the last three bytes of a block may be without starting a sequence they do not finish
+  -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, <i8>0xef, <i8>0xdf, <i8>0xbf,
+], 16);
 
 /**
  * The error bits of the 16 bytes in `cur`, given the 16 before them in
- * `prev`, and both vectors' high nibbles: zero where all is well.
+ * `prev`, both vectors' high nibbles, and the tables: zero where all is
+ * well.
  */
-@inline export function utf8Errors(prev: v128, cur: v128, prevHigh: v128, curHigh: v128): v128 {
+@inline export function utf8Errors(
+  prev: v128,
+  cur: v128,
+  prevHigh: v128,
+  curHigh: v128,
+  byte1High: v128,
+  byte1Low: v128,
+  byte2High: v128,
+  lowNibble: v128,
+  third: v128,
+  fourth: v128,
+  highBit: v128,
+): v128 {
   const prev1 = i8x16.shuffle(prev, cur, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30);
   const prev1High = i8x16.shuffle(prevHigh, curHigh, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30);
   const prev2 = i8x16.shuffle(prev, cur, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29);
   const prev3 = i8x16.shuffle(prev, cur, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28);
   // Nibbles are below 16, so swizzle reads the table and never its zero case.
   const special = v128.and(
-    v128.and(i8x16.swizzle(byte1HighTable(), prev1High), i8x16.swizzle(byte1LowTable(), v128.and(prev1, i8x16.splat(0x0f)))),
-    i8x16.swizzle(byte2HighTable(), curHigh),
+    v128.and(i8x16.swizzle(byte1High, prev1High), i8x16.swizzle(byte1Low, v128.and(prev1, lowNibble))),
+    i8x16.swizzle(byte2High, curHigh),
   );
   // The high bit where this byte must be a continuation: two after E0..FF
   // (E0 less 0x60 keeps the high bit, DF less 0x60 loses it), three after F0..FF.
-  const must = v128.or(i8x16.sub_sat_u(prev2, i8x16.splat(0x60)), i8x16.sub_sat_u(prev3, i8x16.splat(0x70)));
-  return v128.xor(special, v128.and(must, i8x16.splat(TWO_CONTS)));
+  const must = v128.or(i8x16.sub_sat_u(prev2, third), i8x16.sub_sat_u(prev3, fourth));
+  return v128.xor(special, v128.and(must, highBit));
+}
+
+/**
+ * The UTF-8 error bits of the block at p, given the quarter before it. A
+ * loop over the quarters rather than four copies: V8 would interleave the
+ * copies and spill their vectors.
+ */
+@inline export function utf8Block(prev: v128, p: usize): v128 {
+  const k = UTF8_CONSTANTS;
+  const byte1High = v128.load(k, 0);
+  const byte1Low = v128.load(k, 16);
+  const byte2High = v128.load(k, 32);
+  const lowNibble = v128.load(k, 48);
+  const third = v128.load(k, 64);
+  const fourth = v128.load(k, 80);
+  const highBit = v128.load(k, 96);
+  let before = prev;
+  let beforeHigh = v128.and(i16x8.shr_u(prev, 4), lowNibble);
+  let errors = i64x2.splat(0);
+  for (let q = p; q < p + 64; q += 16) {
+    const v = v128.load(q);
+    const high = v128.and(i16x8.shr_u(v, 4), lowNibble);
+    errors = v128.or(errors, utf8Errors(before, v, beforeHigh, high, byte1High, byte1Low, byte2High, lowNibble, third, fourth, highBit));
+    before = v;
+    beforeHigh = high;
+  }
+  return errors;
 }
 
 /**
@@ -116,8 +158,5 @@ const CONT_ANY: i8 = TOO_LONG | TWO_CONTS | OVERLONG_2;
  * continuation bytes, and a following ASCII block is an error.
  */
 @inline export function utf8Incomplete(v: v128): v128 {
-  return i8x16.sub_sat_u(
-    v,
-    i8x16(-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, <i8>0xef, <i8>0xdf, <i8>0xbf),
-  );
+  return i8x16.sub_sat_u(v, v128.load(UTF8_CONSTANTS, 112));
 }

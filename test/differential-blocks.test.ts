@@ -312,6 +312,42 @@ describe(`the SIMD stages where blocks and windows meet (seed ${SEED})`, () => {
     expect(t.refused).toBeGreaterThan(1000);
   });
 
+  it('passes over long strings, and stops at whatever ends their plain stretch, around every chunk boundary', () => {
+    // The SIMD build hands a string that goes on past an 8 KiB chunk of
+    // stage 1 to a loop of its own (plainBlocks), which stops at the first
+    // block with a quote, a backslash or a control byte, and judges UTF-8.
+    const t = new Tally();
+    const fillers = ['a', 'б', '東', 'QUJD', '😀'];
+    const features: (string | number[])[] = [
+      '"',
+      '\\"',
+      '\\n',
+      '\\u00e9',
+      '\\ud83d\\ude00',
+      '\\ud800',
+      [0x01],
+      [0x0a],
+      [0x7f],
+      [0xc3],
+      [0xe6, 0x9d],
+      [0xed, 0xa0, 0x80],
+      'é',
+      '',
+    ];
+    for (const filler of fillers) {
+      for (const base of [8192, 16384, 24576]) {
+        for (let d = -70; d <= 70; d += 3) {
+          const feature = features[(d + 70 + base / 8192) % features.length];
+          const head = '{"text":"';
+          const fill = filler.repeat(Math.ceil((base + d - head.length) / encoder.encode(filler).length));
+          t.check(payloadOf(bytesOf(head, fill, feature, filler.repeat(200), '"}')), `${JSON.stringify(feature)} after ${fill.length} x ${filler}`);
+        }
+      }
+    }
+    expect(t.accepted).toBeGreaterThan(100);
+    expect(t.refused).toBeGreaterThan(100);
+  });
+
   it('reaches 127 levels of nesting in every block position, and refuses 128', () => {
     const t = new Tally();
     for (let k = 0; k < 64; k++) {
