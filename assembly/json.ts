@@ -43,7 +43,7 @@ import {
 } from './status';
 import { isFiniteLiteral } from './number';
 import { utf8Length } from './utf8';
-import { textValid } from './text-simd';
+import { textValid, STAGED_MIN } from './text-simd';
 
 /** Rule 4.1's nesting limit, counting the outermost container. */
 const MAX_DEPTH: i32 = 127;
@@ -97,18 +97,22 @@ function hexValue(p: usize): u32 {
   return v;
 }
 
-// PERF NOTES: the hot loop of the whole core. It bets that string contents
-// are long runs of printable ASCII (0x20 to 0x7f minus '"' and '\\'), which
-// holds for URIs, names, text and above all base64 blobs. The SIMD build
-// tests 16 bytes per step with four compares and one bitmask; the step only
-// runs while 16 bytes remain before `end`, so it never reads past the body.
-// Text that is mostly non-ASCII breaks the bet: every multi-byte character
-// leaves the fast loop for utf8Length, and the cost falls back to roughly
-// the scalar build's.
+// PERF NOTES: the exact scanner's hot loop: in the SIMD build it runs on
+// short texts, and to name a fault. It bets that string contents are long
+// runs of printable ASCII (0x20 to 0x7f minus '"' and '\\'), which holds for
+// URIs, names, text and above all base64 blobs. The SIMD build tests 16
+// bytes per step with four compares and one bitmask; the step only runs
+// while 16 bytes remain before `end`, so it never reads past the body. Text
+// that is mostly non-ASCII breaks the bet: the 16-byte test would stop at
+// once on the next multi-byte character, costing more than it saves. So a
+// multi-byte character turns the test off for the rest of the string, or
+// until an escape, and such text costs what the scalar build pays.
 function scanString(p: usize, end: usize): usize {
   p++;
+  // Whether the 16-byte test is worth trying (see PERF NOTES).
+  let wide = true;
   while (true) {
-    if (ASC_FEATURE_SIMD) {
+    if (ASC_FEATURE_SIMD && wide) {
       const below = i8x16.splat(0x20);
       const span = i8x16.splat(0x60);
       const quote = i8x16.splat(0x22);
@@ -137,12 +141,14 @@ function scanString(p: usize, end: usize): usize {
     if (c == 0x5c) {
       p = scanEscape(p, end);
       if (p == 0) return 0;
+      wide = true;
     } else if (c < 0x20) {
       return fail(CONTROL_CHAR, p);
     } else {
       const n = utf8Length(p, end);
       if (n == 0) return fail(UTF8, p);
       p += n;
+      wide = false;
     }
   }
   return 0; // not reached: the loop only returns
@@ -239,9 +245,10 @@ function scanKey(p: usize, end: usize): usize {
  */
 export function validateText(start: usize, end: usize): i32 {
   // The SIMD build answers valid text in two stages over blocks, and runs
-  // the exact scanner below only to name a fault it found.
+  // the exact scanner below only to name a fault it found (or alone, for a
+  // short text).
   if (ASC_FEATURE_SIMD) {
-    if (textValid(start, end)) return OK;
+    if (end - start >= STAGED_MIN && textValid(start, end)) return OK;
   }
   let depth: i32 = 0;
   let p = skipWhitespace(start, end);

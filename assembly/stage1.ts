@@ -310,12 +310,14 @@ const CONSTANTS: usize = memory.data<u8>([
 
 /**
  * Classifies the blocks in [src, srcEnd) (whole blocks), whose bytes stand
- * for the text at src + delta, and writes their structural positions, as
- * text addresses, at `out`. `end` is the end of the text, for escapes that
- * read past their block. Returns the new end of the index; sets
- * `blockFault` on a fault.
+ * for the text at src + delta, then, if `tailSrc` is not 0, the one block
+ * there, which stands for the text at tailSrc + tailDelta (the text's last
+ * bytes, padded: one call rather than two, which matters for small texts).
+ * Writes their structural positions, as text addresses, at `out`. `end` is
+ * the end of the text, for escapes that read past their block. Returns the
+ * new end of the index; sets `blockFault` on a fault.
  */
-export function stage1(src: usize, srcEnd: usize, delta: usize, end: usize, out: usize): usize {
+export function stage1(src: usize, srcEnd: usize, delta: usize, end: usize, out: usize, tailSrc: usize, tailDelta: usize): usize {
   let escapedCarry = carryEscaped;
   let stringCarry = carryInString;
   let tokenCarry = carryToken;
@@ -332,7 +334,13 @@ export function stage1(src: usize, srcEnd: usize, delta: usize, end: usize, out:
   const opTable = v128.load(CONSTANTS, 80);
   const spaceTable = v128.load(CONSTANTS, 96);
 
-  for (let p = src; p < srcEnd; p += BLOCK) {
+  let p = src;
+  let stopAt = srcEnd;
+  let d = delta;
+  let t = tailSrc;
+  // The blocks of [src, srcEnd), then the padded last block, if given.
+  while (true) {
+  for (; p < stopAt; p += BLOCK) {
     // Quotes, backslashes and control bytes: one quarter at a time, so
     // that few vectors are live at once.
     let v = v128.load(p);
@@ -413,12 +421,12 @@ export function stage1(src: usize, srcEnd: usize, delta: usize, end: usize, out:
       const continues = token & ~closing;
       const starts = token & ~((continues << 1) | tokenCarry);
       tokenCarry = continues >> 63;
-      out = flatten(out, (ops & ~inString) | starts, <u32>(p + delta));
+      out = flatten(out, (ops & ~inString) | starts, <u32>(p + d));
     }
 
     controlInString |= inString & ~notControls;
     const escapes = escaped & inString;
-    if (escapes != 0 && !escapesValid(escapes, p + delta, end)) blockFault = true;
+    if (escapes != 0 && !escapesValid(escapes, p + d, end)) blockFault = true;
 
     if (i8x16.bitmask(any) != 0) {
       errors = v128.or(errors, utf8Block(prev, p));
@@ -429,6 +437,12 @@ export function stage1(src: usize, srcEnd: usize, delta: usize, end: usize, out:
       incomplete = i64x2.splat(0);
       prev = v128.load(p, 48);
     }
+  }
+  if (t == 0) break;
+  p = t;
+  stopAt = t + BLOCK;
+  d = tailDelta;
+  t = 0;
   }
 
   carryEscaped = escapedCarry;

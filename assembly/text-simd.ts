@@ -18,6 +18,14 @@
 import { BLOCK, resetStage1, stage1, stage1Ends, blockFault, inPlainString, plainBlocks } from './stage1';
 import { walk, SENTINEL } from './stage2';
 
+/**
+ * Texts shorter than this go to the exact scanner alone: below it, the
+ * stages' fixed cost (a call of stage 1 and the padded last block) is more
+ * than the exact scanner's whole work. Measured on listing-like text: the
+ * two cross at about 200 bytes.
+ */
+export const STAGED_MIN: usize = 192;
+
 /** Bytes of text per window. */
 const WINDOW: usize = 16384;
 /** Bytes of text per call of stage1, between which a long string may be passed over by plainBlocks. */
@@ -40,34 +48,26 @@ let tailDone = false;
  * wherever a value or punctuation is due.
  */
 export function refill(): usize {
-  while (!blockFault) {
+  while (!blockFault && !tailDone) {
+    const stop = whole - next > WINDOW ? next + WINDOW : whole;
     let out: usize = index;
-    if (next < whole) {
-      const stop = whole - next > WINDOW ? next + WINDOW : whole;
-      // A chunk at a time; where one ends inside a string, the plain rest of
-      // that string is passed over by plainBlocks, four times faster.
-      let p = next;
-      if (inPlainString()) p = plainBlocks(p, stop);
-      while (p < stop) {
-        const chunkEnd = stop - p > CHUNK ? p + CHUNK : stop;
-        out = stage1(p, chunkEnd, 0, textEnd, out);
-        p = chunkEnd;
-        if (p < stop && inPlainString()) p = plainBlocks(p, stop);
+    let p = next;
+    // A chunk at a time; where one ends inside a string, the plain rest of
+    // that string is passed over by plainBlocks, four times faster. The
+    // last chunk takes the padded last block with it.
+    while (true) {
+      if (p < stop && inPlainString()) p = plainBlocks(p, stop);
+      const chunkEnd = stop - p > CHUNK ? p + CHUNK : stop;
+      const last = chunkEnd == whole;
+      if (p < chunkEnd || last) out = stage1(p, chunkEnd, 0, textEnd, out, last ? tail : 0, whole - tail);
+      p = chunkEnd;
+      if (last) {
+        tailDone = true;
+        break;
       }
-      next = stop;
-    } else if (!tailDone) {
-      // Spaces are whitespace and ASCII: they add no token, no string byte and no UTF-8 state.
-      const spaces = i8x16.splat(0x20);
-      v128.store(tail, spaces);
-      v128.store(tail, spaces, 16);
-      v128.store(tail, spaces, 32);
-      v128.store(tail, spaces, 48);
-      for (let k: usize = 0; whole + k < textEnd; k++) store<u8>(tail + k, load<u8>(whole + k));
-      out = stage1(tail, tail + BLOCK, whole - tail, textEnd, index);
-      tailDone = true;
-    } else {
-      break;
+      if (p >= stop) break;
     }
+    next = stop;
     if (out != index) return out;
   }
   store<u32>(index, <u32>SENTINEL);
@@ -81,5 +81,12 @@ export function textValid(start: usize, end: usize): bool {
   whole = start + ((end - start) & ~(BLOCK - 1));
   textEnd = end;
   tailDone = false;
+  // Spaces are whitespace and ASCII: they add no token, no string byte and no UTF-8 state.
+  const spaces = i8x16.splat(0x20);
+  v128.store(tail, spaces);
+  v128.store(tail, spaces, 16);
+  v128.store(tail, spaces, 32);
+  v128.store(tail, spaces, 48);
+  for (let k: usize = 0; whole + k < end; k++) store<u8>(tail + k, load<u8>(whole + k));
   return walk(end) && stage1Ends();
 }
