@@ -2,7 +2,8 @@
 //
 // # The memory
 //
-//   [static data: number table, container stack, record table, stop block]
+//   [static data: number table, container stacks, record table, stop block,
+//    the SIMD stages' tables, structural index (64 KiB) and padded block]
 //   [scratch: from scratch(), 16-aligned, up to the end of memory]
 //
 // JS writes input bytes straight into the scratch region and grows the

@@ -5,22 +5,24 @@
 // input; the differential test holds them to it. Change one, change the
 // other.
 //
-// # A fast scan, then a checker
+// # Two stages first, in the SIMD build
 //
-// simdjson splits validation into a fast stage that classifies bytes in
-// blocks and a slower stage that checks the structure (Langdale and Lemire,
-// "Parsing Gigabytes of JSON per Second", VLDB Journal 28, 2019). The idea
-// borrowed is the block classification of simdjson's
+// The SIMD build judges a text of STAGED_MIN bytes or more in two stages
+// over 64-byte blocks (./text-simd, after Langdale and Lemire, "Parsing
+// Gigabytes of JSON per Second", VLDB Journal 28, 2019), which only say
+// whether the text is valid. The scanner below runs when they say it is not,
+// to name the first fault and its offset, and alone on shorter texts. The
+// scalar build has only this scanner.
+//
+// Its string loop, in the SIMD build, tests 16 bytes at a time for a byte
+// that needs the scanner: a quote, a backslash, a control byte or a
+// non-ASCII byte. The idea is the block classification of simdjson's
 // src/generic/stage1/json_string_scanner.h (simdjson/simdjson at commit
 // 203eac004a57d7ebb1ce21141d57b7a7f7800fcb): compare a whole block against
-// '"' and '\\' and reduce the compares to a bitmask. No code is borrowed,
-// and not the prefix-xor string tracking either: here the fast scan is a
-// v128 loop over string contents only, where bodies spend most of their
-// bytes (URIs, text, base64), and it stops at the first byte that needs the
-// checker: a quote, a backslash, a control byte or a non-ASCII byte. The
-// checker is the scalar state machine below, which also handles structure,
-// numbers, escapes and UTF-8 sequences one byte at a time. One pass, so the
-// first fault in reading order is the one reported, as on the JS path.
+// '"' and '\\' and reduce the compares to a bitmask. No code is borrowed.
+// The rest, structure, numbers, escapes and UTF-8 sequences, goes one byte
+// at a time. One pass, so the first fault in reading order is the one
+// reported, as on the JS path.
 //
 // # Faults
 //

@@ -28,7 +28,12 @@ export const STAGED_MIN: usize = 192;
 
 /** Bytes of text per window. */
 const WINDOW: usize = 16384;
-/** Bytes of text per call of stage1, between which a long string may be passed over by plainBlocks. */
+/**
+ * Bytes of text per call of stage1, between which a long string may be
+ * passed over by plainBlocks. A call costs about 35 ns before its first
+ * block: at 8 KiB that is nothing; at 2 KiB it cost gsoc-2018.json 8% and
+ * at 512 bytes 19% (measured).
+ */
 const CHUNK: usize = 8192;
 /** A window has at most one structural position per byte; stage 1 may write up to 7 more. */
 export const index: usize = memory.data(<i32>(WINDOW + BLOCK) * 4, 16);
