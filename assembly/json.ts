@@ -45,7 +45,9 @@ import {
 } from './status';
 import { isFiniteLiteral } from './number';
 import { utf8Length } from './utf8';
+import { plainText } from './stage1';
 import { textValid, STAGED_MIN } from './text-simd';
+import { resumeAt, resumeDepth, resumeStack } from './stage2';
 
 /** Rule 4.1's nesting limit, counting the outermost container. */
 const MAX_DEPTH: i32 = 127;
@@ -100,19 +102,24 @@ function hexValue(p: usize): u32 {
 }
 
 // PERF NOTES: the exact scanner's hot loop: in the SIMD build it runs on
-// short texts, and to name a fault. It bets that string contents are long
-// runs of printable ASCII (0x20 to 0x7f minus '"' and '\\'), which holds for
-// URIs, names, text and above all base64 blobs. The SIMD build tests 16
-// bytes per step with four compares and one bitmask; the step only runs
-// while 16 bytes remain before `end`, so it never reads past the body. Text
-// that is mostly non-ASCII breaks the bet: the 16-byte test would stop at
-// once on the next multi-byte character, costing more than it saves. So a
-// multi-byte character turns the test off for the rest of the string, or
-// until an escape, and such text costs what the scalar build pays.
+// short texts, and to name a fault, which may sit at the end of a long
+// string. It bets that string contents are long runs of printable ASCII
+// (0x20 to 0x7f minus '"' and '\\'), which holds for URIs, names, text and
+// above all base64 blobs. The SIMD build tests 16 bytes per step with four
+// compares and one bitmask; the step only runs while 16 bytes remain before
+// `end`, so it never reads past the body. Text that is mostly non-ASCII
+// breaks the bet: the 16-byte test would stop at once on the next
+// multi-byte character (prose ran at half the scalar build's speed, issue
+// 13). So at a non-ASCII byte plainText (./stage1) takes over, 16 bytes at
+// a time with stage 1's UTF-8 lookups, until a quote, a backslash, a
+// control byte or a UTF-8 error; when it cannot pass a single step (a short
+// string with one é), it is not tried again in that string before an
+// escape, and a multi-byte character turns the 16-byte test off likewise.
 function scanString(p: usize, end: usize): usize {
   p++;
-  // Whether the 16-byte test is worth trying (see PERF NOTES).
+  // Whether the 16-byte test, and the blocks of plainText, are worth trying (see PERF NOTES).
   let wide = true;
+  let bulk = true;
   while (true) {
     if (ASC_FEATURE_SIMD && wide) {
       const below = i8x16.splat(0x20);
@@ -144,9 +151,19 @@ function scanString(p: usize, end: usize): usize {
       p = scanEscape(p, end);
       if (p == 0) return 0;
       wide = true;
+      bulk = true;
     } else if (c < 0x20) {
       return fail(CONTROL_CHAR, p);
     } else {
+      if (ASC_FEATURE_SIMD && bulk) {
+        // Perhaps a long run of non-ASCII text: 16 bytes at a time.
+        const q = plainText(p, end);
+        if (q > p) {
+          p = q;
+          continue;
+        }
+        bulk = false;
+      }
       const n = utf8Length(p, end);
       if (n == 0) return fail(UTF8, p);
       p += n;
@@ -250,13 +267,28 @@ export function validateText(start: usize, end: usize): i32 {
   // the exact scanner below only to name a fault it found (or alone, for a
   // short text).
   if (ASC_FEATURE_SIMD) {
-    if (end - start >= STAGED_MIN && textValid(start, end)) return OK;
+    if (end - start >= STAGED_MIN) {
+      if (textValid(start, end)) return OK;
+      // From the last point before which the stages found all well.
+      if (resumeAt != 0) {
+        memory.copy(stack, resumeStack, <usize>resumeDepth + 1);
+        return validateFrom(resumeAt, end, resumeDepth);
+      }
+    }
   }
-  let depth: i32 = 0;
-  let p = skipWhitespace(start, end);
+  const p = skipWhitespace(start, end);
   if (p + 2 < end && load<u8>(p) == 0xef && load<u8>(p + 1) == 0xbb && load<u8>(p + 2) == 0xbf) {
     return refuse(BOM, p);
   }
+  return validateFrom(p, end, 0);
+}
+
+/**
+ * The rest of validateText, from a value at p with `depth` containers
+ * around it (their kinds in `stack`): from the text's first value, or from
+ * a point where the SIMD stages resume it.
+ */
+function validateFrom(p: usize, end: usize, depth: i32): i32 {
 
   // Each turn reads one value at p, then the punctuation after it.
   while (true) {

@@ -131,18 +131,42 @@ export const SENTINEL: usize = memory.data(16, 16);
 // position on twitter.json, 1.7 on citm_catalog.json; 4.1 on canada.json,
 // where a third of the positions are numbers (about 12 ns each).
 
+/**
+ * Where the exact scanner may resume when the walk fails: the first byte of
+ * a value, its depth, and the kinds of the containers around it (as the
+ * exact scanner keeps them), or 0 when there is none. Taken at the first
+ * value after each new window: all the text before it has passed both
+ * stages (stage 1 gives no positions from a window with a fault), so the
+ * first fault is at or after it, and the exact scanner, started there in
+ * that state, finds the one it would have found from the start.
+ */
+export let resumeAt: usize = 0;
+export let resumeDepth: i32 = 0;
+export const resumeStack: usize = memory.data(MAX_DEPTH + 1);
+
 /** Whether the structural positions of the text make one value, walked as the exact scanner walks bytes. */
 export function walk(end: usize): bool {
   let at = index;
   let stop = index;
   let depth: i32 = 0;
   let p: usize;
+  // Set when a new window's positions came: the next value is a resume point.
+  let fresh = false;
+  resumeAt = 0;
   // Each "next position" below is these three lines: the index, or the next window's.
   if (at == stop) { stop = refill(); at = index; }
   p = <usize>load<u32>(at);
   at += 4;
   // Each turn reads one value at p, then the punctuation after it.
   while (true) {
+    if (fresh) {
+      fresh = false;
+      if (p != SENTINEL) {
+        resumeAt = p;
+        resumeDepth = depth;
+        memory.copy(resumeStack, stack, <usize>depth + 1);
+      }
+    }
     let c = <u32>load<u8>(p);
     if (c == 0x22) {
       // A string: stage 1 has judged it.
@@ -150,7 +174,7 @@ export function walk(end: usize): bool {
       // '{': an object; its first key, or its end.
       if (++depth > MAX_DEPTH) return false;
       store<u8>(stack + <usize>depth, OBJECT);
-      if (at == stop) { stop = refill(); at = index; }
+      if (at == stop) { stop = refill(); at = index; fresh = true; }
       p = <usize>load<u32>(at);
       at += 4;
       c = <u32>load<u8>(p);
@@ -158,11 +182,11 @@ export function walk(end: usize): bool {
         depth--;
       } else {
         if (c != 0x22) return false;
-        if (at == stop) { stop = refill(); at = index; }
+        if (at == stop) { stop = refill(); at = index; fresh = true; }
         p = <usize>load<u32>(at);
         at += 4;
         if (load<u8>(p) != 0x3a) return false;
-        if (at == stop) { stop = refill(); at = index; }
+        if (at == stop) { stop = refill(); at = index; fresh = true; }
         p = <usize>load<u32>(at);
         at += 4;
         continue;
@@ -171,7 +195,7 @@ export function walk(end: usize): bool {
       // '[': an array; its first value, or its end.
       if (++depth > MAX_DEPTH) return false;
       store<u8>(stack + <usize>depth, ARRAY);
-      if (at == stop) { stop = refill(); at = index; }
+      if (at == stop) { stop = refill(); at = index; fresh = true; }
       p = <usize>load<u32>(at);
       at += 4;
       if (load<u8>(p) != 0x5d) continue;
@@ -182,23 +206,23 @@ export function walk(end: usize): bool {
 
     // After a value: close containers until a ',' leads to the next value.
     while (true) {
-      if (at == stop) { stop = refill(); at = index; }
+      if (at == stop) { stop = refill(); at = index; fresh = true; }
       p = <usize>load<u32>(at);
       at += 4;
       if (depth == 0) return p == SENTINEL;
       c = <u32>load<u8>(p);
       const kind = load<u8>(stack + <usize>depth);
       if (c == 0x2c) {
-        if (at == stop) { stop = refill(); at = index; }
+        if (at == stop) { stop = refill(); at = index; fresh = true; }
         p = <usize>load<u32>(at);
         at += 4;
         if (kind == OBJECT) {
           if (load<u8>(p) != 0x22) return false;
-          if (at == stop) { stop = refill(); at = index; }
+          if (at == stop) { stop = refill(); at = index; fresh = true; }
           p = <usize>load<u32>(at);
           at += 4;
           if (load<u8>(p) != 0x3a) return false;
-          if (at == stop) { stop = refill(); at = index; }
+          if (at == stop) { stop = refill(); at = index; fresh = true; }
           p = <usize>load<u32>(at);
           at += 4;
         }

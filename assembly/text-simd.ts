@@ -65,6 +65,7 @@ export function refill(): usize {
       const chunkEnd = stop - p > CHUNK ? p + CHUNK : stop;
       const last = chunkEnd == whole;
       if (p < chunkEnd || last) out = stage1(p, chunkEnd, 0, textEnd, out, last ? tail : 0, whole - tail);
+      if (blockFault) break;
       p = chunkEnd;
       if (last) {
         tailDone = true;
@@ -73,7 +74,9 @@ export function refill(): usize {
       if (p >= stop) break;
     }
     next = stop;
-    if (out != index) return out;
+    // A window with a fault gives no positions: the walk stops at SENTINEL,
+    // and every position it was given came from clean windows.
+    if (out != index && !blockFault) return out;
   }
   store<u32>(index, <u32>SENTINEL);
   return index + 4;

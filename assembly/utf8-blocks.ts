@@ -159,6 +159,29 @@ export const UTF8_CONSTANTS: usize = memory.data<i8>([
 }
 
 /**
+ * The UTF-8 error bits of the 16 bytes in `cur` alone, given the 16 before
+ * them, for a caller that looks at one vector at a time: the constants are
+ * loaded here, each time.
+ */
+@inline export function utf8Vector(prev: v128, cur: v128): v128 {
+  const k = UTF8_CONSTANTS;
+  const lowNibble = v128.load(k, 48);
+  return utf8Errors(
+    prev,
+    cur,
+    v128.and(i16x8.shr_u(prev, 4), lowNibble),
+    v128.and(i16x8.shr_u(cur, 4), lowNibble),
+    v128.load(k, 0),
+    v128.load(k, 16),
+    v128.load(k, 32),
+    lowNibble,
+    v128.load(k, 64),
+    v128.load(k, 80),
+    v128.load(k, 96),
+  );
+}
+
+/**
  * Nonzero when the last bytes of `v` start a sequence that they do not
  * finish: a lead in the last byte, a 3- or 4-byte lead in the one before,
  * a 4-byte lead in the one before that. Such a block must be followed by the

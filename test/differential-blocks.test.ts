@@ -203,6 +203,24 @@ describe(`the SIMD stages where blocks and windows meet (seed ${SEED})`, () => {
     expect(t.refused).toBeGreaterThan(2000);
   });
 
+  it('puts every string feature after non-ASCII text at every offset modulo 16, short and long', () => {
+    // The exact scanner passes non-ASCII text 16 bytes at a time (plainText)
+    // on short texts and when it names a fault: steps that end inside a
+    // character, and every feature right after them.
+    const t = new Tally();
+    for (const filler of ['б', '東', '😀', 'éa']) {
+      for (const feature of IN_STRING) {
+        for (let k = 0; k < 24; k++) {
+          const head = filler.repeat(k);
+          t.check(payloadOf(bytesOf('["', head, feature, filler.repeat(3), '"]')), `${JSON.stringify(feature)} after ${k} x ${filler}`);
+          t.check(payloadOf(bytesOf('{"t":"', head, feature, filler.repeat(60), '"}')), `${JSON.stringify(feature)} after ${k} x ${filler}, longer`);
+        }
+      }
+    }
+    expect(t.accepted).toBeGreaterThan(1000);
+    expect(t.refused).toBeGreaterThan(1000);
+  });
+
   it('puts every value and punctuation at every offset modulo 64, and agrees', () => {
     const t = new Tally();
     for (const feature of OUTSIDE) {
@@ -346,6 +364,62 @@ describe(`the SIMD stages where blocks and windows meet (seed ${SEED})`, () => {
     }
     expect(t.accepted).toBeGreaterThan(100);
     expect(t.refused).toBeGreaterThan(100);
+  });
+
+  it('names a fault in a late window as the exact scanner does from the start', () => {
+    // After a fault, the SIMD build resumes the exact scanner at the first
+    // value of the last window the stages found clean (stage2's resumeAt),
+    // with the containers around it. Faults of every kind, anywhere in
+    // documents of several windows, at every depth.
+    const g = new Gen(rng(SEED ^ 0x1b873593));
+    const t = new Tally();
+    const faults: (string | number[])[] = [
+      [0x01],
+      [0x80],
+      [0xed, 0xa0, 0x80],
+      [0xe6, 0x9d],
+      '\\x',
+      '\\ud800',
+      '1e999',
+      '01',
+      ']',
+      '}',
+      ',,',
+      ':',
+      'tru',
+      '"',
+      '[',
+      '{',
+      [0xef, 0xbb, 0xbf],
+    ];
+    const element = (depth: number): string =>
+      depth > 3 || g.int(3) === 0
+        ? g.pick(['"text é 東京 😀 \\n"', '123.5e-7', 'true', 'null', `"${'z'.repeat(g.int(300))}"`, '-0'])
+        : g.int(2) === 0
+          ? `[${Array.from({ length: 1 + g.int(5) }, () => element(depth + 1)).join(',')}]`
+          : `{${Array.from({ length: 1 + g.int(5) }, (_, k) => `"k${k}":${element(depth + 1)}`).join(',')}}`;
+    for (let n = 0; n < 40; n++) {
+      const parts: string[] = [];
+      let size = 0;
+      while (size < 50_000 + g.int(30_000)) {
+        const e = element(0);
+        parts.push(e);
+        size += e.length + 1;
+      }
+      const body = encoder.encode(`{"contents":[${parts.join(',')}],"deep":${'['.repeat(100)}1${']'.repeat(100)}}`);
+      t.check(payloadOf(body), `document ${n}`);
+      for (let k = 0; k < 40; k++) {
+        const at = 16_000 + g.int(body.length - 16_000);
+        const fault = g.pick(faults);
+        const bytes = bytesOf(fault);
+        const broken = new Uint8Array(body.length);
+        broken.set(body);
+        broken.set(bytes.subarray(0, Math.min(bytes.length, body.length - at)), at);
+        t.check(payloadOf(broken), `document ${n}, ${JSON.stringify(fault)} at ${at}`);
+      }
+    }
+    expect(t.accepted).toBeGreaterThanOrEqual(40);
+    expect(t.refused).toBeGreaterThan(600);
   });
 
   it('reaches 127 levels of nesting in every block position, and refuses 128', () => {
