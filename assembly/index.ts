@@ -2,7 +2,8 @@
 //
 // # The memory
 //
-//   [static data: number table, container stack, record table, stop block]
+//   [static data: number table, container stacks, record table, stop block,
+//    the SIMD stages' tables, structural index (64 KiB) and padded block]
 //   [scratch: from scratch(), 16-aligned, up to the end of memory]
 //
 // JS writes input bytes straight into the scratch region and grows the
@@ -13,6 +14,7 @@
 
 import { verifyFrame as verifyFrameAt, frameFaultOffset } from './frame';
 import { scanRecords as scanRecordsAt, table, stop, TABLE_CAPACITY, ENTRY_FIELDS } from './records';
+import { textValid } from './text-simd';
 
 /** The first byte JS may use as scratch. */
 export function scratch(): usize {
@@ -50,4 +52,18 @@ export function faultOffset(): i32 {
 /** Scans records in [ptr, ptr + length); see ./records. */
 export function scanRecords(ptr: usize, length: usize, maxFrame: u32, verify: bool): i32 {
   return scanRecordsAt(ptr, length, maxFrame, verify);
+}
+
+/**
+ * The SIMD build's two stages alone, over one payload's body (after the
+ * tag): 1 when they find it strict JSON text, 0 when they find a fault
+ * (verifyFrame then names it with the exact scanner), -1 in the scalar
+ * build, which has no such stages. For tests, which hold the stages to the
+ * exact scanner's verdict: never valid where it is not, and never a fault
+ * where it finds none (that would be right, but slow).
+ */
+export function stagedVerdict(ptr: usize, length: usize): i32 {
+  if (!ASC_FEATURE_SIMD) return -1;
+  if (length == 0) return 0;
+  return textValid(ptr + 1, ptr + length) ? 1 : 0;
 }

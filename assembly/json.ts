@@ -5,22 +5,24 @@
 // input; the differential test holds them to it. Change one, change the
 // other.
 //
-// # A fast scan, then a checker
+// # Two stages first, in the SIMD build
 //
-// simdjson splits validation into a fast stage that classifies bytes in
-// blocks and a slower stage that checks the structure (Langdale and Lemire,
-// "Parsing Gigabytes of JSON per Second", VLDB Journal 28, 2019). The idea
-// borrowed is the block classification of simdjson's
+// The SIMD build judges a text of STAGED_MIN bytes or more in two stages
+// over 64-byte blocks (./text-simd, after Langdale and Lemire, "Parsing
+// Gigabytes of JSON per Second", VLDB Journal 28, 2019), which only say
+// whether the text is valid. The scanner below runs when they say it is not,
+// to name the first fault and its offset, and alone on shorter texts. The
+// scalar build has only this scanner.
+//
+// Its string loop, in the SIMD build, tests 16 bytes at a time for a byte
+// that needs the scanner: a quote, a backslash, a control byte or a
+// non-ASCII byte. The idea is the block classification of simdjson's
 // src/generic/stage1/json_string_scanner.h (simdjson/simdjson at commit
 // 203eac004a57d7ebb1ce21141d57b7a7f7800fcb): compare a whole block against
-// '"' and '\\' and reduce the compares to a bitmask. No code is borrowed,
-// and not the prefix-xor string tracking either: here the fast scan is a
-// v128 loop over string contents only, where bodies spend most of their
-// bytes (URIs, text, base64), and it stops at the first byte that needs the
-// checker: a quote, a backslash, a control byte or a non-ASCII byte. The
-// checker is the scalar state machine below, which also handles structure,
-// numbers, escapes and UTF-8 sequences one byte at a time. One pass, so the
-// first fault in reading order is the one reported, as on the JS path.
+// '"' and '\\' and reduce the compares to a bitmask. No code is borrowed.
+// The rest, structure, numbers, escapes and UTF-8 sequences, goes one byte
+// at a time. One pass, so the first fault in reading order is the one
+// reported, as on the JS path.
 //
 // # Faults
 //
@@ -43,6 +45,9 @@ import {
 } from './status';
 import { isFiniteLiteral } from './number';
 import { utf8Length } from './utf8';
+import { plainText } from './stage1';
+import { textValid, STAGED_MIN } from './text-simd';
+import { resumeAt, resumeDepth, resumeStack } from './stage2';
 
 /** Rule 4.1's nesting limit, counting the outermost container. */
 const MAX_DEPTH: i32 = 127;
@@ -96,18 +101,27 @@ function hexValue(p: usize): u32 {
   return v;
 }
 
-// PERF NOTES: the hot loop of the whole core. It bets that string contents
-// are long runs of printable ASCII (0x20 to 0x7f minus '"' and '\\'), which
-// holds for URIs, names, text and above all base64 blobs. The SIMD build
-// tests 16 bytes per step with four compares and one bitmask; the step only
-// runs while 16 bytes remain before `end`, so it never reads past the body.
-// Text that is mostly non-ASCII breaks the bet: every multi-byte character
-// leaves the fast loop for utf8Length, and the cost falls back to roughly
-// the scalar build's.
+// PERF NOTES: the exact scanner's hot loop: in the SIMD build it runs on
+// short texts, and to name a fault, which may sit at the end of a long
+// string. It bets that string contents are long runs of printable ASCII
+// (0x20 to 0x7f minus '"' and '\\'), which holds for URIs, names, text and
+// above all base64 blobs. The SIMD build tests 16 bytes per step with four
+// compares and one bitmask; the step only runs while 16 bytes remain before
+// `end`, so it never reads past the body. Text that is mostly non-ASCII
+// breaks the bet: the 16-byte test would stop at once on the next
+// multi-byte character (prose ran at half the scalar build's speed, issue
+// 13). So at a non-ASCII byte plainText (./stage1) takes over, 16 bytes at
+// a time with stage 1's UTF-8 lookups, until a quote, a backslash, a
+// control byte or a UTF-8 error; when it cannot pass a single step (a short
+// string with one é), it is not tried again in that string before an
+// escape, and a multi-byte character turns the 16-byte test off likewise.
 function scanString(p: usize, end: usize): usize {
   p++;
+  // Whether the 16-byte test, and the blocks of plainText, are worth trying (see PERF NOTES).
+  let wide = true;
+  let bulk = true;
   while (true) {
-    if (ASC_FEATURE_SIMD) {
+    if (ASC_FEATURE_SIMD && wide) {
       const below = i8x16.splat(0x20);
       const span = i8x16.splat(0x60);
       const quote = i8x16.splat(0x22);
@@ -136,12 +150,24 @@ function scanString(p: usize, end: usize): usize {
     if (c == 0x5c) {
       p = scanEscape(p, end);
       if (p == 0) return 0;
+      wide = true;
+      bulk = true;
     } else if (c < 0x20) {
       return fail(CONTROL_CHAR, p);
     } else {
+      if (ASC_FEATURE_SIMD && bulk) {
+        // Perhaps a long run of non-ASCII text: 16 bytes at a time.
+        const q = plainText(p, end);
+        if (q > p) {
+          p = q;
+          continue;
+        }
+        bulk = false;
+      }
       const n = utf8Length(p, end);
       if (n == 0) return fail(UTF8, p);
       p += n;
+      wide = false;
     }
   }
   return 0; // not reached: the loop only returns
@@ -178,7 +204,7 @@ function scanEscape(p: usize, end: usize): usize {
 }
 
 /** The number that starts at p ('-' or a digit). */
-function scanNumber(p: usize, end: usize): usize {
+export function scanNumber(p: usize, end: usize): usize {
   const start = p;
   if (load<u8>(p) == 0x2d) {
     p++;
@@ -237,11 +263,32 @@ function scanKey(p: usize, end: usize): usize {
  * reading order, with its position in `faultAt`.
  */
 export function validateText(start: usize, end: usize): i32 {
-  let depth: i32 = 0;
-  let p = skipWhitespace(start, end);
+  // The SIMD build answers valid text in two stages over blocks, and runs
+  // the exact scanner below only to name a fault it found (or alone, for a
+  // short text).
+  if (ASC_FEATURE_SIMD) {
+    if (end - start >= STAGED_MIN) {
+      if (textValid(start, end)) return OK;
+      // From the last point before which the stages found all well.
+      if (resumeAt != 0) {
+        memory.copy(stack, resumeStack, <usize>resumeDepth + 1);
+        return validateFrom(resumeAt, end, resumeDepth);
+      }
+    }
+  }
+  const p = skipWhitespace(start, end);
   if (p + 2 < end && load<u8>(p) == 0xef && load<u8>(p + 1) == 0xbb && load<u8>(p + 2) == 0xbf) {
     return refuse(BOM, p);
   }
+  return validateFrom(p, end, 0);
+}
+
+/**
+ * The rest of validateText, from a value at p with `depth` containers
+ * around it (their kinds in `stack`): from the text's first value, or from
+ * a point where the SIMD stages resume it.
+ */
+function validateFrom(p: usize, end: usize, depth: i32): i32 {
 
   // Each turn reads one value at p, then the punctuation after it.
   while (true) {

@@ -12,6 +12,8 @@ import Benchmark from 'benchmark';
 import { buildFixtures, describeFixture, DISTINCT_BYTES, SEED } from './lib/fixtures.mjs';
 import { environment, loadSimdjson, staleness, ROOT } from './lib/env.mjs';
 import { buildReport, renderMarkdown } from './lib/report.mjs';
+import { buildDocuments, documentCases } from './lib/documents.mjs';
+import { loadNative } from './lib/native.mjs';
 import { renderSvg } from './lib/svg.mjs';
 
 const USAGE = `usage: node bench/run.mjs [--filter REGEX] [--quick] [--parts] [--out DIR] [--list]
@@ -128,11 +130,17 @@ async function main() {
   const simdjson = loadSimdjson();
   if (!simdjson.native)
     process.stderr.write(`warning: simdjson: ${simdjson.error}; its cases are left out and the targets against it are not judged\n`);
+  const native = loadNative();
+  if (!native.native)
+    process.stderr.write(`warning: native simdjson: ${native.error}; its cases are left out and the targets against it are not judged\n`);
   for (const w of staleness()) process.stderr.write(`warning: ${w}\n`);
 
-  const fixtures = buildFixtures(SEED);
+  const frames = buildFixtures(SEED);
+  const documents = buildDocuments(SEED, native.padding || 64);
+  const fixtures = [...frames, ...documents];
   const { buildCases } = await import('./lib/cases.mjs');
-  const { cases: all, backends } = buildCases(fixtures, simdjson);
+  const { cases: frameCases, backends } = buildCases(frames, simdjson);
+  const all = [...frameCases, ...documentCases(documents, backends, simdjson, native)];
   const cases = all.filter((c) => (args.parts || !c.extra) && (!filter || filter.test(c.name) || filter.test(`${c.name}@${c.backend}`)));
   if (args.list) {
     for (const c of cases) process.stdout.write(`${c.name}@${c.backend}\n`);
@@ -145,7 +153,8 @@ async function main() {
   const progress = createProgress(cases.length);
   process.stderr.write(
     `mcp-frames bench: ${cases.length} of ${all.length} cases, ${args.quick ? 'quick' : 'full'} run, ` +
-      `${env.machine.cpu} x${env.machine.cores}, node ${process.version}, wasm = ${backends.wasm.name}\n`,
+      `${env.machine.cpu} x${env.machine.cores}, node ${process.version}, wasm = ${backends.wasm.name}` +
+      `${native.native ? `, native simdjson ${native.version} (${native.kernel} kernel)` : ''}\n`,
   );
 
   const results = [];
@@ -212,6 +221,7 @@ async function main() {
     })),
     backends: { wasm: backends.wasm.name, auto: (await import('../dist/runtime/node.js')).backend },
     simdjson: { package: simdjson.package, version: simdjson.version, native: simdjson.native, path: simdjson.path, error: simdjson.error },
+    nativeSimdjson: { built: native.native, version: native.version, kernel: native.kernel, path: native.path, error: native.error },
     results,
     durationMs: progress.elapsed(),
   });

@@ -3,6 +3,7 @@
 // 1.1 with no script and no external font, so any browser draws it.
 
 import { lookup, FRAME_FIXTURES } from './report.mjs';
+import { DOCUMENT_FIXTURES } from './documents.mjs';
 
 const COLORS = {
   js: '#E69F00',
@@ -10,6 +11,7 @@ const COLORS = {
   'wasm-scalar': '#56B4E9',
   simdjson: '#009E73',
   'simdjson-decode': '#A6DBC8',
+  'simdjson-native': '#CC79A7',
   bare: '#8C8C8C',
 };
 
@@ -19,6 +21,7 @@ const LEGEND = [
   ['wasm-scalar', 'wasm-scalar (the core, scalar build)'],
   ['simdjson', 'simdjson isValid (string given)'],
   ['simdjson-decode', 'simdjson isValid + TextDecoder'],
+  ['simdjson-native', 'native simdjson (the limit)'],
   ['bare', 'bare JSON.parse / JSON.stringify + encodeInto'],
 ];
 
@@ -34,6 +37,17 @@ function panels(wasm) {
         ['wasm-scalar', 'frame/validate', 'wasm-scalar'],
         ['simdjson', 'peer/isvalid', 'simdjson'],
         ['simdjson-decode', 'peer/isvalid-decode', 'simdjson'],
+      ],
+    },
+    {
+      title: 'frame/validate — documents: simdjson’s corpus, prose, a tool result',
+      groups: DOCUMENT_FIXTURES.map((f) => ({ label: f, fixture: f })),
+      bars: [
+        ['js', 'frame/validate', 'js'],
+        ['wasm-simd', 'frame/validate', 'wasm-simd'],
+        ['wasm-scalar', 'frame/validate', 'wasm-scalar'],
+        ['simdjson', 'peer/isvalid', 'simdjson'],
+        ['simdjson-native', 'peer/native', 'simdjson-native'],
       ],
     },
     {
