@@ -15,6 +15,7 @@ import { buildReport, renderMarkdown } from './lib/report.mjs';
 import { buildDocuments, documentCases } from './lib/documents.mjs';
 import { loadNative } from './lib/native.mjs';
 import { renderSvg } from './lib/svg.mjs';
+import { WIRE_NAMES } from './lib/wire.mjs';
 
 const USAGE = `usage: node bench/run.mjs [--filter REGEX] [--quick] [--parts] [--out DIR] [--list]
 
@@ -29,6 +30,10 @@ const USAGE = `usage: node bench/run.mjs [--filter REGEX] [--quick] [--parts] [-
   --out DIR       where to write the report; default bench/report for a
                   full run, bench/report/partial for --filter or --quick
   --list          print the case names and exit
+
+  The wire-speed cases (relay/long-stream/*, relay/cli/*, relay/tcp/*: 96 MiB
+  streams, whole processes) run after the rest, in rounds of their own; a
+  --filter selects them by name like any other case.
 `;
 
 function parseArgs(argv) {
@@ -146,7 +151,9 @@ async function main() {
     for (const c of cases) process.stdout.write(`${c.name}@${c.backend}\n`);
     return;
   }
-  if (cases.length === 0) throw new Error(`no case matches --filter ${args.filter}; try --list${args.parts ? '' : ' (and --parts for part/*)'}`);
+  const wanted = (name) => !args.parts && (!filter || filter.test(name) || filter.test(`${name}@mcp-frames`) || filter.test(`${name}@wasm-simd`));
+  if (cases.length === 0 && !WIRE_NAMES.some(wanted))
+    throw new Error(`no case matches --filter ${args.filter}; try --list${args.parts ? '' : ' (and --parts for part/*)'}`);
 
   const options = benchOptions(args.quick);
   const env = environment(Benchmark);
@@ -158,6 +165,7 @@ async function main() {
   );
 
   const results = [];
+  const wireFixtures = [];
   let failures = 0;
   for (const c of cases) {
     const base = { name: c.name, layer: c.layer, op: c.op, fixture: c.fixture, backend: c.backend, impl: c.impl, bytes: c.bytes };
@@ -205,6 +213,23 @@ async function main() {
   }
   progress.end();
 
+  // The wire-speed cases (bench/lib/wire.mjs) run after the rest, in rounds of their own.
+  if (WIRE_NAMES.some(wanted)) {
+    const { runWireCases } = await import('./lib/wire.mjs');
+    const lib = await import('../dist/runtime/node.js');
+    const wire = await runWireCases({
+      root: ROOT,
+      lib,
+      seed: SEED,
+      quick: args.quick,
+      wanted,
+      progress: (line) => process.stderr.write(`${process.stderr.isTTY ? '\r\x1b[K' : ''}${line}${process.stderr.isTTY ? '' : '\n'}`),
+    });
+    if (process.stderr.isTTY) process.stderr.write('\n');
+    results.push(...wire.results);
+    wireFixtures.push(...wire.fixtures);
+  }
+
   env.machine.loadAverageAtEnd = os.loadavg().map((x) => Math.round(x * 100) / 100);
   const report = buildReport({
     env,
@@ -212,13 +237,15 @@ async function main() {
     options: { ...Benchmark.options, ...options },
     seed: SEED,
     distinctBytes: DISTINCT_BYTES,
-    fixtures: fixtures.map((f) => ({
-      name: f.name,
-      kind: f.kind,
-      description: f.description,
-      ...describeFixture(f),
-      ...('records' in f ? { records: f.records } : {}),
-    })),
+    fixtures: fixtures
+      .map((f) => ({
+        name: f.name,
+        kind: f.kind,
+        description: f.description,
+        ...describeFixture(f),
+        ...('records' in f ? { records: f.records } : {}),
+      }))
+      .concat(wireFixtures),
     backends: { wasm: backends.wasm.name, auto: (await import('../dist/runtime/node.js')).backend },
     simdjson: { package: simdjson.package, version: simdjson.version, native: simdjson.native, path: simdjson.path, error: simdjson.error },
     nativeSimdjson: { built: native.native, version: native.version, kernel: native.kernel, path: native.path, error: native.error },

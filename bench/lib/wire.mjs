@@ -88,6 +88,7 @@ export function buildWireFixtures(seed, names = WIRE_FIXTURES.map((f) => f.name)
   return WIRE_FIXTURES.filter((f) => names.includes(f.name)).map((f, k) => ({
     name: f.name,
     description: f.description,
+    distinct: f.distinct,
     ...longStream(createRng((seed ^ 0x77697265) + k), f.distinct, f.make),
   }));
 }
@@ -298,6 +299,15 @@ async function cliCases(root, fixtures, rounds, progress) {
   return results;
 }
 
+/** The relative margin of error (95%) of the mean of `xs`, in percent. */
+function rmeOf(xs) {
+  const n = xs.length;
+  if (n < 2) return 0;
+  const m = mean(xs);
+  const sd = Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (n - 1));
+  return ((T95[Math.min(n - 1, 10)] * sd) / Math.sqrt(n) / m) * 100;
+}
+
 function processResult(layer, op, f, backend, impl, runs) {
   const cpu = mean(runs.map((r) => r.cpu));
   return result(
@@ -306,6 +316,7 @@ function processResult(layer, op, f, backend, impl, runs) {
     f.stream.length,
     {
       cpuSeconds: Math.round(cpu * 1000) / 1000,
+      cpuRme: Math.round(rmeOf(runs.map((r) => r.cpu)) * 100) / 100,
       bytesPerCpuSecond: f.stream.length / cpu,
       cpuNanosecondsPerByte: Math.round((cpu / f.stream.length) * 1e9 * 1000) / 1000,
       minorPageFaultsPerMiB: Math.round((mean(runs.map((r) => r.faults)) / (f.stream.length / MiB)) * 100) / 100,
@@ -423,10 +434,32 @@ async function tcpCases(root, fixtures, rounds, progress) {
  * Runs the wire-speed cases whose names pass `wanted` (a predicate on
  * 'layer/op/fixture'); `quick` runs fewer rounds. Returns report results.
  */
+/** The wire-speed cases by name (layer/op/fixture). */
+export const WIRE_NAMES = ['long-stream', 'cli', 'tcp'].flatMap((op) => ['blob', 'listing', 'small'].map((f) => `relay/${op}/${f}`));
+
+/** What the report's fixture table says of a stream: its size, its records, and its share of non-ASCII bytes and backslashes. */
+function describeStream(f) {
+  let nonAscii = 0;
+  let backslashes = 0;
+  for (const b of f.stream) {
+    if (b >= 0x80) nonAscii++;
+    else if (b === 0x5c) backslashes++;
+  }
+  return {
+    name: f.name,
+    kind: 'wire',
+    description: f.description,
+    bytes: f.stream.length,
+    variants: f.distinct,
+    totalBytes: f.stream.length,
+    nonAsciiShare: nonAscii / f.stream.length,
+    backslashShare: backslashes / f.stream.length,
+    records: f.frames.length * 2,
+  };
+}
+
 export async function runWireCases({ root, lib, seed, quick, wanted, progress }) {
-  const names = [];
-  for (const f of ['blob', 'listing', 'small']) for (const op of ['long-stream', 'cli', 'tcp']) names.push(`relay/${op}/${f}`);
-  const selected = names.filter(wanted);
+  const selected = WIRE_NAMES.filter(wanted);
   if (selected.length === 0) return { results: [], fixtures: [] };
   progress('wire: building the 96 MiB streams');
   const fixtures = buildWireFixtures(
@@ -442,6 +475,101 @@ export async function runWireCases({ root, lib, seed, quick, wanted, progress })
   results.push(...(await tcpCases(root, pick('tcp'), rounds, progress)));
   return {
     results,
-    fixtures: fixtures.map((f) => ({ name: f.name, kind: 'wire', description: f.description, bytes: f.stream.length, records: f.frames.length * 2 })),
+    fixtures: fixtures.map(describeStream),
   };
+}
+
+/**
+ * Issue 12's targets. `metric: 'cpu'` compares bytes per CPU second of the
+ * relaying process (the peer's CPU per byte over the relay's); the rest
+ * compare throughput.
+ */
+export function wireTargets(wasm) {
+  const specs = [];
+  for (const [f, target] of [
+    ['blob', 0.6],
+    ['listing', 0.6],
+    ['small', 0.4],
+  ]) {
+    specs.push({
+      group: `the relay in process ≥ ${target}× validate-only of the same frames`,
+      fixture: f,
+      num: [`relay/long-stream/${f}`, wasm],
+      den: [`peer/validate-only/${f}`, wasm],
+      target,
+      comparison: '>=',
+    });
+  }
+  for (const [op, peer, what] of [
+    ['cli', 'cli-pipe', 'the CLI relay ≥ 0.8× a bare Node pipe of the file'],
+    ['tcp', 'tcp-proxy', 'the TCP relay ≥ 0.8× a bare Node TCP proxy'],
+  ]) {
+    for (const f of ['blob', 'listing', 'small']) {
+      specs.push({
+        group: `${what}, wall time`,
+        fixture: f,
+        num: [`relay/${op}/${f}`, 'mcp-frames'],
+        den: [`peer/${peer}/${f}`, 'node'],
+        target: 0.8,
+        comparison: '>=',
+      });
+      specs.push({
+        group: `${what}, CPU per byte`,
+        fixture: f,
+        num: [`relay/${op}/${f}`, 'mcp-frames'],
+        den: [`peer/${peer}/${f}`, 'node'],
+        target: 0.8,
+        comparison: '>=',
+        metric: 'cpu',
+      });
+    }
+  }
+  return specs;
+}
+
+const fmt = (x, d = 0) => (x == null ? '—' : x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d }));
+
+/** The markdown section of the wire-speed cases, or null when none ran. */
+export function renderWire(cases, wasm) {
+  const find = (name, backend) => cases.find((c) => c.name === name && c.backend === backend && c.opsPerSec);
+  const out = [];
+  const long = ['blob', 'listing', 'small'].filter((f) => find(`relay/long-stream/${f}`, wasm));
+  if (long.length) {
+    out.push('### The relay at wire speed, in process (96 MiB streams in 64 KiB chunks, createRelay)');
+    out.push('');
+    out.push(
+      `| fixture | relay ${wasm} MB/s | validate-only ${wasm} MB/s | ratio | relay js MB/s | validate-only js MB/s | ratio | page faults per MiB (${wasm}) |`,
+    );
+    out.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+    for (const f of long) {
+      const r = find(`relay/long-stream/${f}`, wasm);
+      const v = find(`peer/validate-only/${f}`, wasm);
+      const rj = find(`relay/long-stream/${f}`, 'js');
+      const vj = find(`peer/validate-only/${f}`, 'js');
+      out.push(
+        `| ${f} | ${fmt(r?.mbPerSec)} ±${fmt(r?.rme, 1)}% | ${fmt(v?.mbPerSec)} ±${fmt(v?.rme, 1)}% | ${r && v ? fmt(r.opsPerSec / v.opsPerSec, 2) : '—'}× | ${fmt(rj?.mbPerSec)} | ${fmt(vj?.mbPerSec)} | ${rj && vj ? fmt(rj.opsPerSec / vj.opsPerSec, 2) : '—'}× | ${fmt(r?.minorPageFaultsPerMiB, 2)} |`,
+      );
+    }
+    out.push('');
+  }
+  for (const [op, peer, title] of [
+    ['cli', 'cli-pipe', 'The CLI relay (`relay FILE /dev/null`) against a bare Node pipe of the file, whole processes'],
+    ['tcp', 'tcp-proxy', 'The TCP relay against a bare Node TCP proxy, same loopback harness'],
+  ]) {
+    const fixtures = ['blob', 'listing', 'small'].filter((f) => find(`relay/${op}/${f}`, 'mcp-frames'));
+    if (!fixtures.length) continue;
+    out.push(`### ${title}`);
+    out.push('');
+    out.push('| fixture | relay MB/s | peer MB/s | wall ratio | relay CPU s | peer CPU s | CPU ratio (peer/relay) | relay CPU ns/byte |');
+    out.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+    for (const f of fixtures) {
+      const r = find(`relay/${op}/${f}`, 'mcp-frames');
+      const p = find(`peer/${peer}/${f}`, 'node');
+      out.push(
+        `| ${f} | ${fmt(r?.mbPerSec)} ±${fmt(r?.rme, 1)}% | ${fmt(p?.mbPerSec)} ±${fmt(p?.rme, 1)}% | ${r && p ? fmt(r.opsPerSec / p.opsPerSec, 2) : '—'}× | ${fmt(r?.cpuSeconds, 3)} | ${fmt(p?.cpuSeconds, 3)} | ${r && p ? fmt(p.cpuSeconds / r.cpuSeconds, 2) : '—'}× | ${fmt(r?.cpuNanosecondsPerByte, 2)} |`,
+      );
+    }
+    out.push('');
+  }
+  return out.length ? out.join('\n') : null;
 }
