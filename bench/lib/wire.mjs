@@ -124,8 +124,8 @@ const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 // ---------------------------------------------------------------------------
 // In process.
 
-async function relayOnce(lib, backend, stream) {
-  const relay = lib.createRelay({ backend, validate: 'json' });
+/** 64 KiB chunks of `stream` through `transform` (a { writable, readable } pair), the output counted; resolves with the byte count. */
+async function through(transform, stream) {
   let at = 0;
   const source = new ReadableStream({
     pull(controller) {
@@ -136,39 +136,43 @@ async function relayOnce(lib, backend, stream) {
       }
     },
   });
-  const reader = source.pipeThrough(relay).getReader();
+  const reader = source.pipeThrough(transform).getReader();
   let bytes = 0;
-  const hash = createHash('sha256');
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) break;
+    if (done) return bytes;
     bytes += value.length;
-    hash?.update(value);
   }
-  return { bytes, sha256: hash.digest('hex'), faults: relay.stats.faults };
 }
 
-async function relayTimed(lib, backend, stream) {
+/** The relay over `stream`; with `hash`, the SHA-256 of its output too (for the check, never while timed). */
+/** Runs `fn` once: its value, and the wall and CPU seconds it took (CPU time is this process's, all threads). */
+async function measure(fn) {
+  const u0 = process.cpuUsage();
+  const t0 = performance.now();
+  const value = await fn();
+  const wall = (performance.now() - t0) / 1000;
+  const u = process.cpuUsage(u0);
+  return { value, wall, cpu: (u.user + u.system) / 1e6 };
+}
+
+/** The CPU figures of runs of one case over `bytes`. */
+function cpuOf(runs, bytes) {
+  const cpu = mean(runs.map((r) => r.cpu));
+  return {
+    cpuSeconds: Math.round(cpu * 1e4) / 1e4,
+    cpuRme: Math.round(rmeOf(runs.map((r) => r.cpu)) * 100) / 100,
+    bytesPerCpuSecond: bytes / cpu,
+    cpuNanosecondsPerByte: Math.round((cpu / bytes) * 1e9 * 1000) / 1000,
+  };
+}
+
+async function relayOnce(lib, backend, stream, hash = false) {
   const relay = lib.createRelay({ backend, validate: 'json' });
-  let at = 0;
-  const source = new ReadableStream({
-    pull(controller) {
-      if (at >= stream.length) controller.close();
-      else {
-        controller.enqueue(stream.subarray(at, at + CHUNK));
-        at += CHUNK;
-      }
-    },
-  });
-  const reader = source.pipeThrough(relay).getReader();
-  let bytes = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    bytes += value.length;
-  }
-  if (bytes !== stream.length || relay.stats.faults !== 0)
-    throw new Error(`relay: ${bytes} of ${stream.length} bytes, ${relay.stats.faults} faults while timed`);
+  const h = hash ? createHash('sha256') : null;
+  const tap = h ? new TransformStream({ transform: (chunk, c) => (h.update(chunk), c.enqueue(chunk)) }) : null;
+  const bytes = await through(tap ? { writable: relay.writable, readable: relay.readable.pipeThrough(tap) } : relay, stream);
+  return { bytes, sha256: h?.digest('hex'), faults: relay.stats.faults };
 }
 
 function validateAll(backend, frames) {
@@ -182,25 +186,31 @@ async function longStreamCases(lib, fixtures, backends, rounds, progress) {
   for (const f of fixtures) {
     for (const backend of backends) {
       progress(`relay/long-stream/${f.name}@${backend.name}: checking`);
-      const check = await relayOnce(lib, backend, f.stream);
+      const check = await relayOnce(lib, backend, f.stream, true);
       if (check.bytes !== f.stream.length || check.sha256 !== f.sha256 || check.faults !== 0) {
         throw new Error(`relay/long-stream/${f.name}@${backend.name}: the output is not the input (${check.bytes} bytes, ${check.faults} faults)`);
       }
       if (validateAll(backend, f.frames) !== 0) throw new Error(`peer/validate-only/${f.name}@${backend.name}: a frame of the fixture was refused`);
-      const relaySeconds = [];
-      const peerSeconds = [];
+      const relayRuns = [];
+      const peerRuns = [];
+      const floorRuns = [];
       const faults = [];
       for (let r = 0; r < rounds; r++) {
         progress(`relay/long-stream/${f.name}@${backend.name}: round ${r + 1} of ${rounds}`);
         const before = process.resourceUsage().minorPageFault;
-        let t0 = performance.now();
-        await relayTimed(lib, backend, f.stream);
-        relaySeconds.push((performance.now() - t0) / 1000);
+        const relayed = await measure(() => relayOnce(lib, backend, f.stream));
+        relayRuns.push(relayed);
+        if (relayed.value.bytes !== f.stream.length || relayed.value.faults !== 0)
+          throw new Error(`relay: ${relayed.value.bytes} of ${f.stream.length} bytes, ${relayed.value.faults} faults while timed`);
         faults.push(process.resourceUsage().minorPageFault - before);
-        t0 = performance.now();
-        validateAll(backend, f.frames);
-        peerSeconds.push((performance.now() - t0) / 1000);
+        peerRuns.push(await measure(async () => validateAll(backend, f.frames)));
+        const floor = await measure(() => through(new TransformStream(), f.stream));
+        if (floor.value !== f.stream.length) throw new Error('identity stream: bytes lost');
+        floorRuns.push(floor);
       }
+      const relaySeconds = relayRuns.map((x) => x.wall);
+      const peerSeconds = peerRuns.map((x) => x.wall);
+      const floorSeconds = floorRuns.map((x) => x.wall);
       const base = { layer: 'relay', op: 'long-stream', fixture: f.name, backend: backend.name };
       results.push(
         result(
@@ -209,6 +219,7 @@ async function longStreamCases(lib, fixtures, backends, rounds, progress) {
           f.stream.length,
           {
             minorPageFaultsPerMiB: Math.round((mean(faults) / (f.stream.length / MiB)) * 100) / 100,
+            ...cpuOf(relayRuns, f.stream.length),
           },
         ),
         result(
@@ -221,6 +232,19 @@ async function longStreamCases(lib, fixtures, backends, rounds, progress) {
             impl: `backend.verifyFrame on each frame of the stream (${backend.name})`,
           },
           peerSeconds,
+          f.stream.length,
+          cpuOf(peerRuns, f.stream.length),
+        ),
+        result(
+          {
+            layer: 'peer',
+            op: 'identity-stream',
+            fixture: f.name,
+            backend: `web-streams-${backend.name}-round`,
+            name: `peer/identity-stream/${f.name}`,
+            impl: 'the same 64 KiB chunks through an identity TransformStream: what Web Streams alone cost, the floor for createRelay',
+          },
+          floorSeconds,
           f.stream.length,
         ),
       );
@@ -491,14 +515,9 @@ export function wireTargets(wasm) {
     ['listing', 0.6],
     ['small', 0.4],
   ]) {
-    specs.push({
-      group: `the relay in process ≥ ${target}× validate-only of the same frames`,
-      fixture: f,
-      num: [`relay/long-stream/${f}`, wasm],
-      den: [`peer/validate-only/${f}`, wasm],
-      target,
-      comparison: '>=',
-    });
+    const spec = { fixture: f, num: [`relay/long-stream/${f}`, wasm], den: [`peer/validate-only/${f}`, wasm], target, comparison: '>=' };
+    specs.push({ ...spec, group: `the relay in process ≥ ${target}× validate-only of the same frames, wall time` });
+    specs.push({ ...spec, group: `the relay in process ≥ ${target}× validate-only of the same frames, CPU time`, metric: 'cpu' });
   }
   for (const [op, peer, what] of [
     ['cli', 'cli-pipe', 'the CLI relay ≥ 0.8× a bare Node pipe of the file'],
@@ -538,16 +557,16 @@ export function renderWire(cases, wasm) {
     out.push('### The relay at wire speed, in process (96 MiB streams in 64 KiB chunks, createRelay)');
     out.push('');
     out.push(
-      `| fixture | relay ${wasm} MB/s | validate-only ${wasm} MB/s | ratio | relay js MB/s | validate-only js MB/s | ratio | page faults per MiB (${wasm}) |`,
+      `| fixture | relay ${wasm} MB/s | validate-only ${wasm} MB/s | ratio | relay js MB/s | validate-only js MB/s | ratio | page faults per MiB (${wasm}) | identity TransformStream MB/s |`,
     );
-    out.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+    out.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
     for (const f of long) {
       const r = find(`relay/long-stream/${f}`, wasm);
       const v = find(`peer/validate-only/${f}`, wasm);
       const rj = find(`relay/long-stream/${f}`, 'js');
       const vj = find(`peer/validate-only/${f}`, 'js');
       out.push(
-        `| ${f} | ${fmt(r?.mbPerSec)} ±${fmt(r?.rme, 1)}% | ${fmt(v?.mbPerSec)} ±${fmt(v?.rme, 1)}% | ${r && v ? fmt(r.opsPerSec / v.opsPerSec, 2) : '—'}× | ${fmt(rj?.mbPerSec)} | ${fmt(vj?.mbPerSec)} | ${rj && vj ? fmt(rj.opsPerSec / vj.opsPerSec, 2) : '—'}× | ${fmt(r?.minorPageFaultsPerMiB, 2)} |`,
+        `| ${f} | ${fmt(r?.mbPerSec)} ±${fmt(r?.rme, 1)}% | ${fmt(v?.mbPerSec)} ±${fmt(v?.rme, 1)}% | ${r && v ? fmt(r.opsPerSec / v.opsPerSec, 2) : '—'}× | ${fmt(rj?.mbPerSec)} | ${fmt(vj?.mbPerSec)} | ${rj && vj ? fmt(rj.opsPerSec / vj.opsPerSec, 2) : '—'}× | ${fmt(r?.minorPageFaultsPerMiB, 2)} | ${fmt(find(`peer/identity-stream/${f}`, `web-streams-${wasm}-round`)?.mbPerSec)} |`,
       );
     }
     out.push('');

@@ -19,8 +19,7 @@
 // exit 2. stdin that is a directory is refused the same way, rather than
 // read as an empty stream.
 
-import { createWriteStream, fstatSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { closeSync, createReadStream, createWriteStream, fstatSync, openSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
@@ -114,15 +113,16 @@ export async function openInput(command: string, file: string | undefined, io: I
     return { name: 'stdin', stream: io.input, chunks: reading(io.input, 'stdin') };
   }
   const resolved = path.resolve(io.cwd, file);
-  let handle: Awaited<ReturnType<typeof open>> | undefined;
+  let fd: number | undefined;
   try {
-    handle = await open(resolved, 'r');
-    if ((await handle.stat()).isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+    fd = openSync(resolved, 'r');
+    if (fstatSync(fd).isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
   } catch (err) {
-    await handle?.close();
+    if (fd !== undefined) closeSync(fd);
     throw new UsageError(`${command}: cannot read ${file}: ${fsReason(err)}`, false);
   }
-  const stream = handle.createReadStream({ highWaterMark: 64 * 1024 });
+  // A stream over the descriptor, read with fs.read and callbacks: a FileHandle's stream pays a promise per read.
+  const stream = createReadStream('', { fd, highWaterMark: 64 * 1024 });
   return { name: file, stream, chunks: reading(stream, file) };
 }
 

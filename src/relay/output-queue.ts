@@ -107,7 +107,8 @@ export class OutputQueue {
     return false;
   }
 
-  private hasRoom(): boolean {
+  /** Whether the queue is below both of its bounds (or finished): a writer may go on. */
+  hasRoom(): boolean {
     return this.finished || (this.stats.queuedBytes < this.highWaterMark && this.stats.queuedChunks < this.maxChunks);
   }
 

@@ -431,7 +431,8 @@ export function createRelay(options: RelayOptions = {}): Relay {
   };
 
   const writable = new WritableStream<Uint8Array>({
-    async write(chunk) {
+    // Not async: while the output has room, a write settles with no promise of its own to wait for.
+    write(chunk) {
       stopIfCancelled();
       let fault: RecordFault | null;
       try {
@@ -444,8 +445,7 @@ export function createRelay(options: RelayOptions = {}): Relay {
         output.errorAfterDrain(error);
         throw error;
       }
-      await output.room();
-      stopIfCancelled();
+      if (!output.hasRoom()) return output.room().then(stopIfCancelled);
     },
     close() {
       let fault: RecordFault | null;
