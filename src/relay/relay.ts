@@ -120,14 +120,28 @@ function newStats(): RelayStats {
   };
 }
 
+/** Whether view `b` starts where view `a` ends, in the same memory. */
+function adjacent(a: Uint8Array, b: Uint8Array): boolean {
+  return a.buffer === b.buffer && a.byteOffset + a.byteLength === b.byteOffset;
+}
+
+/** One view over two adjacent ones. */
+function joined(a: Uint8Array, b: Uint8Array): Uint8Array {
+  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength + b.byteLength);
+}
+
 /**
- * Where forwarded bytes go: long pieces straight on, as they are; short
- * ones copied into one gathering chunk, sent when it fills, when a long
- * piece follows, or when the relay is done with the current input chunk.
+ * Where forwarded bytes go: long pieces on as views, short ones copied into
+ * one gathering chunk. A long piece waits until the next piece comes, so
+ * that views lying side by side in one buffer (the chunks of a record cut
+ * across chunks sliced from one buffer) go on as one; everything waiting is
+ * sent, in order, when the relay is done with the current input chunk.
  */
 class Gatherer {
   private buffer = new Uint8Array(GATHER_SIZE);
   private fill = 0;
+  /** The last long piece, not yet sent. */
+  private view: Uint8Array | null = null;
 
   constructor(
     private readonly send: (bytes: Uint8Array) => void,
@@ -136,17 +150,29 @@ class Gatherer {
 
   put(bytes: Uint8Array): void {
     if (bytes.length >= COPY_BELOW) {
+      if (this.fill === 0 && this.view && adjacent(this.view, bytes)) {
+        this.view = joined(this.view, bytes);
+        return;
+      }
       this.flush();
-      this.send(bytes);
+      this.view = bytes;
       return;
     }
+    this.sendView();
     if (this.fill + bytes.length > this.buffer.length) this.flush();
     this.buffer.set(bytes, this.fill);
     this.fill += bytes.length;
     this.stats.bytesCopied += bytes.length;
   }
 
+  private sendView(): void {
+    if (this.view === null) return;
+    this.send(this.view);
+    this.view = null;
+  }
+
   flush(): void {
+    this.sendView();
     if (this.fill === 0) return;
     // The gathered bytes leave as a copy of their own: the buffer is reused.
     this.send(this.buffer.slice(0, this.fill));
@@ -171,7 +197,9 @@ class CutRecord {
   add(bytes: Uint8Array): void {
     if (bytes.length >= COPY_BELOW) {
       this.seal();
-      this.parts.push(bytes);
+      const last = this.parts.length > 0 ? this.parts[this.parts.length - 1] : null;
+      if (last && last.buffer !== this.small?.buffer && adjacent(last, bytes)) this.parts[this.parts.length - 1] = joined(last, bytes);
+      else this.parts.push(bytes);
       return;
     }
     const need = this.smallFill + bytes.length;
