@@ -3,7 +3,7 @@ import { BACKENDS } from './backends.js';
 import type { Backend } from '../src/backend/backend.js';
 import { endpointCodec, readResource } from '../src/frame/endpoints.js';
 import type { FrameCodec } from '../src/frame/codec.js';
-import { COPY_BELOW, createRelay, type RelayStats, type ValidationLevel } from '../src/relay/relay.js';
+import { COPY_BELOW, createRelay, RelayState, type RelayStats, type ValidationLevel } from '../src/relay/relay.js';
 import type { StreamLimits } from '../src/records/limits.js';
 import type { RelayFault } from '../src/relay/fault.js';
 import { encodeFinish, encodeResponse } from '../src/records/record.js';
@@ -102,6 +102,30 @@ describe.each(BACKENDS.map((b) => [b.name, b] as const))('relay on %s', (_name, 
     const small = await relay(vector, [], { level: 'full', codec: endpointCodec('list-resources'), backend });
     expect(hex(small.bytes)).toBe(hex(vector));
     expect(small.outputs).toBe(1);
+  });
+
+  it('forwards a chunk of whole, valid records as the chunk itself, and views side by side in one buffer as one', () => {
+    const frame = readResource.encode({ kind: 'result', result: { contents: [{ uri: 'u', text: 'x'.repeat(6000) }] } });
+    const whole = Buffer.concat([encodeResponse(1, frame), encodeFinish(1), encodeResponse(2, frame), encodeFinish(2)]);
+    const out: Uint8Array[] = [];
+    const state = new RelayState({ validate: 'json' }, backend, (bytes) => out.push(bytes));
+    expect(state.push(whole)).toBeNull();
+    expect(out).toHaveLength(1);
+    expect(out[0]).toBe(whole);
+    // One record cut across three chunks sliced from one buffer, each piece long enough to go as a view:
+    // it leaves as one view of that buffer.
+    const long = readResource.encode({ kind: 'result', result: { contents: [{ uri: 'u', text: 'y'.repeat(20_000) }] } });
+    const record = Buffer.concat([encodeResponse(3, long), encodeFinish(3)]);
+    const sliced: Uint8Array[] = [];
+    const cut = new RelayState({ validate: 'json' }, backend, (bytes) => sliced.push(bytes));
+    for (const [from, to] of [
+      [0, 8000],
+      [8000, record.length - 5000],
+      [record.length - 5000, record.length],
+    ])
+      expect(cut.push(record.subarray(from, to))).toBeNull();
+    expect(sliced.map((s) => [s.byteOffset - record.byteOffset, s.length])).toEqual([[0, record.length]]);
+    expect(sliced[0].buffer).toBe(record.buffer);
   });
 
   it(`matches the model on 2,000 generated streams under random chunking (seed ${SEED})`, async () => {

@@ -424,8 +424,10 @@ export class RelayState implements RecordSink {
   }
 
   private flushRun(): void {
-    if (this.runEnd > this.runStart) this.out.put(this.chunk.subarray(this.runStart, this.runEnd));
-    this.runStart = this.runEnd;
+    const { chunk, runStart, runEnd } = this;
+    // A chunk with no fault and nothing cut at either end goes on as the chunk itself.
+    if (runEnd > runStart) this.out.put(runStart === 0 && runEnd === chunk.length ? chunk : chunk.subarray(runStart, runEnd));
+    this.runStart = runEnd;
   }
 }
 
