@@ -49,14 +49,10 @@
 // connections and faults (one call each, whose lines are written anyway).
 
 import net from 'node:net';
+import { type Endpoint, parseEndpoint } from './endpoint.js';
 import type { RelayFault } from './fault.js';
 import { pipeRelay } from './pipe.js';
 import type { RelayOptions, RelayStats } from './relay.js';
-
-export interface Endpoint {
-  host: string;
-  port: number;
-}
 
 /** Why an upstream connection failed, as its error code says. */
 export type UpstreamCause = 'refused' | 'reset' | 'unreachable' | 'dns' | 'timeout' | 'error';
@@ -158,6 +154,8 @@ export interface TcpRelay extends net.Server {
   drain(timeoutMs?: number): Promise<DrainResult>;
 }
 
+export { type Endpoint, parseEndpoint };
+
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
 export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
@@ -184,14 +182,6 @@ export interface TcpRelayOptions extends Omit<RelayOptions, 'onFault'> {
    * `summary` has its counts.
    */
   onClose?: (connection: number, error: unknown, summary: ConnectionSummary) => void;
-}
-
-/** Parses "HOST:PORT" (IPv6 as "[::1]:PORT"). Throws a RangeError naming the bad part. */
-export function parseEndpoint(text: string): Endpoint {
-  const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(text);
-  const port = match ? Number(match[3]) : Number.NaN;
-  if (!match || port > 65535) throw new RangeError(`'${text}' is not HOST:PORT`);
-  return { host: match[1] ?? match[2], port };
 }
 
 const CAUSES: Readonly<Record<string, UpstreamCause>> = {
