@@ -244,7 +244,14 @@ export async function relayRequest(request: Request, options: WorkerRelayOptions
         break;
       }
       if (step.done || clientGone) break;
-      server.send(step.value);
+      try {
+        server.send(step.value);
+      } catch {
+        // The client closed between two chunks: the relay stops as for a client gone.
+        clientGone = true;
+        reader.cancel().catch(() => {});
+        break;
+      }
     }
   })();
   const work = Promise.all([relayUpstream(), sending]).then(([end]) => {
