@@ -150,7 +150,13 @@ export async function relayRequest(request: Request, options: WorkerRelayOptions
   const started = Date.now();
   const websocket = request.headers.get('upgrade')?.toLowerCase() === 'websocket';
 
-  /** Reads upstream into the relay; resolves with how it ended. */
+  /**
+   * Reads upstream into the relay; resolves with how it ended.
+   *
+   * PERF NOTES: one read and one write per upstream chunk, each awaited, so
+   * the relay's output queue (createRelay's highWaterMark) is what bounds
+   * the bytes in flight; the chunks are the socket's own, never copied here.
+   */
   const relayUpstream = async (): Promise<'ended' | 'failed'> => {
     const reader = socket.readable.getReader();
     const writer = relay.writable.getWriter();
