@@ -24,7 +24,10 @@
 // case; each round times the one, then the other, so both see the same
 // moment of a shared machine, and the ratio is taken from the means over
 // the rounds. Each relay's CPU seconds (its processes' utime + stime from
-// /proc, primary and workers summed) are reported beside the wall time.
+// /proc, primary and workers summed) are reported beside the wall time,
+// with the load generator's, the cores the whole machine kept busy, and
+// what the rest of the machine took meanwhile: on a machine others share,
+// a second worker can only be faster if a second core is free.
 // Every relay's output is checked (SHA-256 of each client's bytes, and no
 // fault on stderr) before it is timed.
 
@@ -119,6 +122,16 @@ const TICKS = (() => {
     return 100;
   }
 })();
+
+/** Busy CPU seconds of the whole machine so far (all cores; idle and iowait left out), from /proc/stat; null off Linux. */
+function machineBusy() {
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    return (f[0] + f[1] + f[2] + f[5] + f[6] + f[7]) / TICKS;
+  } catch {
+    return null;
+  }
+}
 
 /** CPU seconds of `pid` and its children (a cluster's workers), from /proc; null off Linux. */
 function treeCpu(pid) {
@@ -224,15 +237,21 @@ async function scaleCase(root, f, rounds, progress) {
       progress(`relay/tcp-scale/${f.name}: round ${r + 1} of ${rounds}`);
       for (const { key, relay } of relays) {
         const cpu0 = relay.cpu();
+        const busy0 = machineBusy();
         const own0 = process.cpuUsage();
         const t0 = performance.now();
         const got = await clients(relay.port, false);
         const wall = (performance.now() - t0) / 1000;
         const cpu1 = relay.cpu();
+        const busy1 = machineBusy();
         const own = process.cpuUsage(own0);
         const bytes = got.reduce((a, g) => a + g.bytes, 0);
         if (bytes !== total) throw new Error(`relay/tcp-scale/${f.name}@${key}: ${bytes} of ${total} bytes`);
-        runs[key].push({ wall, cpu: cpu0 === null || cpu1 === null ? null : cpu1 - cpu0, load: (own.user + own.system) / 1e6 });
+        const cpu = cpu0 === null || cpu1 === null ? null : cpu1 - cpu0;
+        const load = (own.user + own.system) / 1e6;
+        // What the rest of the machine took meanwhile: other processes, the kernel's own threads.
+        const others = busy0 === null || busy1 === null || cpu === null ? null : busy1 - busy0 - cpu - load;
+        runs[key].push({ wall, cpu, load, busy: busy0 === null || busy1 === null ? null : (busy1 - busy0) / wall, others });
       }
     }
     return relays.map(({ key }) => {
@@ -252,6 +271,12 @@ async function scaleCase(root, f, rounds, progress) {
         {
           clients: CLIENTS,
           loadGeneratorCpuSeconds: Math.round(mean(runs[key].map((x) => x.load)) * 1000) / 1000,
+          ...(runs[key].every((x) => x.busy !== null)
+            ? {
+                machineBusyCores: Math.round(mean(runs[key].map((x) => x.busy)) * 100) / 100,
+                otherCpuSeconds: Math.round(mean(runs[key].map((x) => x.others)) * 1000) / 1000,
+              }
+            : {}),
           ...(cpu === null ? {} : { cpuSeconds: Math.round(cpu * 1000) / 1000, bytesPerCpuSecond: total / cpu }),
         },
       );
