@@ -65,10 +65,10 @@ Usage:
       dies. --metrics serves GET /metrics in the Prometheus text format.
       Log lines are JSON with time, level and event; faults are warn (one
       exchange) or error (the connection failed); connections opening and
-      closing are info. When upstream fails (refused, unreachable, unknown host, reset, a
-      stream cut inside a record, a record error, a timeout) the client gets
-      a finish for each open channel and then a reset, never a clean end,
-      and a line names the connection and the cause:
+      closing are info. When upstream fails (refused, unreachable, unknown
+      host, reset, a stream cut inside a record, a record error, a timeout)
+      the client gets a finish for each open channel and then a reset, never
+      a clean end, and a line names the connection and the cause:
         {"connection":n,"reason":"upstream-error","cause":"refused"|"reset"|
          "unreachable"|"dns"|"timeout"|"error","code":...,"message":...}
         {"connection":n,"reason":"upstream-timeout","phase":"connect"|"idle",
