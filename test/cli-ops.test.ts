@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listResources } from '../src/frame/endpoints.js';
 import { encodeFinish, encodeResponse } from '../src/records/record.js';
+import { restartDelay } from '../src/cli/cluster.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const bin = path.join(root, 'dist/cli/main.js');
@@ -286,6 +287,21 @@ describe.runIf(linux)('relay --workers: a worker that dies', () => {
     relay.child.kill('SIGTERM');
     expect(await relay.exited).toEqual({ code: 0, signal: null });
   }, 30_000);
+});
+
+describe('relay --workers: the restart backoff', () => {
+  it('doubles from 100 ms for each quick death in a row, stops at 10 s, and starts over after a worker that lived 10 s', () => {
+    const delays: number[] = [];
+    let quick = 0;
+    for (let k = 0; k < 10; k++) {
+      const next = restartDelay(50, quick);
+      delays.push(next.delayMs);
+      quick = next.quickDeaths;
+    }
+    expect(delays).toEqual([100, 200, 400, 800, 1600, 3200, 6400, 10_000, 10_000, 10_000]);
+    expect(restartDelay(10_000, quick)).toEqual({ delayMs: 100, quickDeaths: 1 });
+    expect(restartDelay(9_999, 1)).toEqual({ delayMs: 200, quickDeaths: 2 });
+  });
 });
 
 describe('relay --log-level', () => {

@@ -48,6 +48,16 @@ const RESCUE_MS = 10_000;
 /** How long a scrape waits for the workers' answers. */
 const SCRAPE_TIMEOUT_MS = 2_000;
 
+/**
+ * The wait before replacing a worker that died after living `livedMs`, its
+ * slot having seen `quickDeaths` deaths in a row of workers that lived
+ * under STABLE_MS; returns the wait and the slot's new count.
+ */
+export function restartDelay(livedMs: number, quickDeaths: number): { delayMs: number; quickDeaths: number } {
+  const count = livedMs >= STABLE_MS ? 0 : quickDeaths;
+  return { delayMs: Math.min(BACKOFF_FIRST_MS * 2 ** count, BACKOFF_MAX_MS), quickDeaths: count + 1 };
+}
+
 interface Slot {
   worker: Worker;
   started: number;
@@ -112,10 +122,9 @@ export async function runPrimary(config: ServeConfig, io: Io): Promise<number> {
       if (bySlot.size === 0) settle(0);
       return;
     }
-    const lived = performance.now() - slot.started;
-    if (lived >= STABLE_MS) slot.quickDeaths = 0;
-    const delay = Math.min(BACKOFF_FIRST_MS * 2 ** slot.quickDeaths, BACKOFF_MAX_MS);
-    slot.quickDeaths++;
+    const next = restartDelay(performance.now() - slot.started, slot.quickDeaths);
+    const delay = next.delayMs;
+    slot.quickDeaths = next.quickDeaths;
     slot.listening = false;
     log.line('error', 'worker-exit', { worker: worker.id, pid: worker.process.pid, code, signal, restartInMs: delay });
     slot.restart = setTimeout(() => {
