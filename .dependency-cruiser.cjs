@@ -47,10 +47,11 @@ module.exports = {
     },
     {
       name: 'no-unresolvable',
-      comment: 'An import that does not resolve is a typo or a missing dependency.',
+      comment:
+        "An import that does not resolve is a typo or a missing dependency. Except the Workers runtime's own modules (cloudflare:sockets), which only workerd has.",
       severity: 'error',
       from: {},
-      to: { couldNotResolve: true },
+      to: { couldNotResolve: true, pathNot: '^cloudflare:' },
     },
     {
       name: 'no-orphans',

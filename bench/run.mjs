@@ -15,6 +15,7 @@ import { buildReport, renderMarkdown } from './lib/report.mjs';
 import { buildDocuments, documentCases } from './lib/documents.mjs';
 import { loadNative } from './lib/native.mjs';
 import { renderSvg } from './lib/svg.mjs';
+import { SCALE_NAMES } from './lib/scale.mjs';
 import { WIRE_NAMES } from './lib/wire.mjs';
 
 const USAGE = `usage: node bench/run.mjs [--filter REGEX] [--quick] [--parts] [--out DIR] [--list]
@@ -32,8 +33,9 @@ const USAGE = `usage: node bench/run.mjs [--filter REGEX] [--quick] [--parts] [-
   --list          print the case names and exit
 
   The wire-speed cases (relay/long-stream/*, relay/cli/*, relay/tcp/*: 96 MiB
-  streams, whole processes) run after the rest, in rounds of their own; a
-  --filter selects them by name like any other case.
+  streams, whole processes) and the scale cases (relay/tcp-scale/*: 16
+  clients through --workers 1 and 2) run after the rest, in rounds of their
+  own; a --filter selects them by name like any other case.
 `;
 
 function parseArgs(argv) {
@@ -152,7 +154,7 @@ async function main() {
     return;
   }
   const wanted = (name) => !args.parts && (!filter || filter.test(name) || filter.test(`${name}@mcp-frames`) || filter.test(`${name}@wasm-simd`));
-  if (cases.length === 0 && !WIRE_NAMES.some(wanted))
+  if (cases.length === 0 && ![...WIRE_NAMES, ...SCALE_NAMES].some(wanted))
     throw new Error(`no case matches --filter ${args.filter}; try --list${args.parts ? '' : ' (and --parts for part/*)'}`);
 
   const options = benchOptions(args.quick);
@@ -165,6 +167,7 @@ async function main() {
   );
 
   const results = [];
+  /** @type {Record<string, unknown>[]} */
   const wireFixtures = [];
   let failures = 0;
   for (const c of cases) {
@@ -229,6 +232,19 @@ async function main() {
     results.push(...wire.results);
     wireFixtures.push(...wire.fixtures);
   }
+  // The scale cases (bench/lib/scale.mjs): 16 clients through --workers 1 and 2, last, on a machine left to them.
+  if (SCALE_NAMES.some(wanted)) {
+    const { runScaleCases } = await import('./lib/scale.mjs');
+    const scale = await runScaleCases({
+      root: ROOT,
+      quick: args.quick,
+      wanted,
+      progress: (line) => process.stderr.write(`${process.stderr.isTTY ? '\r\x1b[K' : ''}${line}${process.stderr.isTTY ? '' : '\n'}`),
+    });
+    if (process.stderr.isTTY) process.stderr.write('\n');
+    results.push(...scale.results);
+    wireFixtures.push(...scale.fixtures);
+  }
 
   env.machine.loadAverageAtEnd = os.loadavg().map((x) => Math.round(x * 100) / 100);
   const report = buildReport({
@@ -237,15 +253,16 @@ async function main() {
     options: { ...Benchmark.options, ...options },
     seed: SEED,
     distinctBytes: DISTINCT_BYTES,
-    fixtures: fixtures
-      .map((f) => ({
+    fixtures: [
+      ...fixtures.map((f) => ({
         name: f.name,
         kind: f.kind,
         description: f.description,
         ...describeFixture(f),
         ...('records' in f ? { records: f.records } : {}),
-      }))
-      .concat(wireFixtures),
+      })),
+      ...wireFixtures,
+    ],
     backends: { wasm: backends.wasm.name, auto: (await import('../dist/runtime/node.js')).backend },
     simdjson: { package: simdjson.package, version: simdjson.version, native: simdjson.native, path: simdjson.path, error: simdjson.error },
     nativeSimdjson: { built: native.native, version: native.version, kernel: native.kernel, path: native.path, error: native.error },

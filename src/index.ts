@@ -55,6 +55,14 @@ export type { BodyRule } from './contract/rules.js';
 export { createDecoderStream } from './streams/decoder-stream.js';
 export { createEncoderStream, type ChannelMessage, type EncoderStreamOptions } from './streams/encoder-stream.js';
 export { readOutcomes, pipeIterable } from './streams/iterate.js';
-export { createRelay, VALIDATION_LEVELS, type Relay, type RelayOptions, type RelayStats, type ValidationLevel } from './relay/relay.js';
+export {
+  createRelay,
+  VALIDATION_BUCKETS,
+  VALIDATION_LEVELS,
+  type Relay,
+  type RelayOptions,
+  type RelayStats,
+  type ValidationLevel,
+} from './relay/relay.js';
 export { pipeRelay, type PipedRelay, type PipeEnd } from './relay/pipe.js';
 export type { RelayFault } from './relay/fault.js';

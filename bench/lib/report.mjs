@@ -1,6 +1,7 @@
 // report.json and report.md: the numbers, the ratios, and the targets.
 
 import { documentTable, documentTargets } from './documents.mjs';
+import { scaleTargets } from './scale.mjs';
 import { renderWire, wireTargets } from './wire.mjs';
 
 export const FRAME_FIXTURES = ['listing-small', 'listing-medium', 'text-48k', 'text-1m', 'blob-48k', 'blob-1m', 'error'];
@@ -58,6 +59,7 @@ function targetSpecs(wasm) {
     speedup('encode ≥ 0.9× JSON.stringify + encodeInto', f, [`frame/encode/${f}`, wasm], [`peer/stringify/${f}`, 'JSON.stringify'], 0.9);
   specs.push(...documentTargets(FRAME_FIXTURES));
   specs.push(...wireTargets(wasm));
+  specs.push(...scaleTargets());
   return specs;
 }
 
@@ -434,6 +436,18 @@ export function renderMarkdown(report) {
     out.push(wire);
     out.push('');
   }
+  const scale = r.cases.filter((c) => c.op === 'tcp-scale' && c.opsPerSec);
+  if (scale.length) {
+    out.push('### The TCP relay on every core (16 clients, --validate full, --workers 1 and 2)');
+    out.push('');
+    out.push('| fixture | workers | MB/s (all clients) | ± | relay CPU s | load generator CPU s | other processes CPU s | cores busy |');
+    out.push('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |');
+    for (const c of scale)
+      out.push(
+        `| ${c.fixture} | ${c.backend} | ${num(c.mbPerSec)} | ${num(c.rme, 1)}% | ${num(c.cpuSeconds, 2)} | ${num(c.loadGeneratorCpuSeconds, 2)} | ${num(c.otherCpuSeconds, 2)} | ${num(c.machineBusyCores, 2)} |`,
+      );
+    out.push('');
+  }
 
   const parts = renderParts(r, r.backends.wasm);
   if (parts) {
@@ -467,7 +481,7 @@ export function renderMarkdown(report) {
   out.push('| --- | ---: | ---: | ---: | ---: | ---: | --- |');
   for (const f of r.fixtures)
     out.push(
-      `| ${f.name} | ${num(f.bytes)} | ${num(f.variants)} | ${num(f.totalBytes)} | ${num(f.nonAsciiShare * 100, 1)}% | ${num(f.backslashShare * 100, 1)}% | ${f.description} |`,
+      `| ${f.name} | ${num(f.bytes)} | ${num(f.variants)} | ${num(f.totalBytes)} | ${f.nonAsciiShare == null ? '—' : `${num(f.nonAsciiShare * 100, 1)}%`} | ${f.backslashShare == null ? '—' : `${num(f.backslashShare * 100, 1)}%`} | ${f.description} |`,
     );
   out.push('');
 

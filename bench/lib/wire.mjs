@@ -170,7 +170,14 @@ function cpuOf(runs, bytes) {
 async function relayOnce(lib, backend, stream, hash = false) {
   const relay = lib.createRelay({ backend, validate: 'json' });
   const h = hash ? createHash('sha256') : null;
-  const tap = h ? new TransformStream({ transform: (chunk, c) => (h.update(chunk), c.enqueue(chunk)) }) : null;
+  const tap = h
+    ? new TransformStream({
+        transform(chunk, controller) {
+          h.update(chunk);
+          controller.enqueue(chunk);
+        },
+      })
+    : null;
   const bytes = await through(tap ? { writable: relay.writable, readable: relay.readable.pipeThrough(tap) } : relay, stream);
   return { bytes, sha256: h?.digest('hex'), faults: relay.stats.faults };
 }

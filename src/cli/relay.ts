@@ -13,14 +13,19 @@
 // (connect errors, resets, timeouts) are lines of their own. The exit status
 // of a stream relay is 0 when the stream ended cleanly (faults on single
 // channels included), 1 after a record error, 74 after a read or write
-// error. A TCP relay runs until it is sent SIGINT or SIGTERM, then exits 0.
+// error. A TCP relay (src/cli/serve.ts, and src/cli/cluster.ts with
+// --workers) runs until it is sent SIGINT or SIGTERM, drains, then exits 0.
 
+import cluster from 'node:cluster';
+import os from 'node:os';
 import { pipeRelay } from '../relay/pipe.js';
 import { type RelayOptions, VALIDATION_LEVELS, type ValidationLevel } from '../relay/relay.js';
-import { type ConnectionFault, createTcpRelay, type Endpoint, parseEndpoint, type TcpRelayOptions } from '../relay/tcp.js';
+import { DEFAULT_DRAIN_TIMEOUT_MS, type Endpoint, parseEndpoint } from '../relay/tcp.js';
 import { MAX_HELD_BYTES_LIMIT } from '../records/limits.js';
 import { type Flags, COMMON_FLAGS, UsageError, backendFlag, endpointFlag, limitFlag, parseFlags } from './args.js';
-import { fsReason, type Input, IoError, type Io, openInput, openOutput, type Output, writeFailure } from './io.js';
+import { type Input, IoError, type Io, openInput, openOutput, type Output, writeFailure } from './io.js';
+import { faultLevel, LOG_LEVELS, type LogLevel } from './log.js';
+import { type ServeConfig, serveTcp, serveWorker } from './serve.js';
 
 const RELAY_FLAGS = {
   ...COMMON_FLAGS,
@@ -33,7 +38,33 @@ const RELAY_FLAGS = {
   'max-held-bytes': { type: 'string' },
   'connect-timeout': { type: 'string' },
   'idle-timeout': { type: 'string' },
+  'drain-timeout': { type: 'string' },
+  workers: { type: 'string' },
+  metrics: { type: 'string' },
+  'log-level': { type: 'string' },
 } as const;
+
+/** The flags that only mean something with --listen. */
+const TCP_FLAGS = ['connect-timeout', 'idle-timeout', 'drain-timeout', 'workers', 'metrics'] as const;
+
+/** Most workers --workers takes: far past any core count, short of a fork bomb. */
+const MAX_WORKERS = 1024;
+
+function workersFlag(flags: Flags): number {
+  const raw = flags.values.workers;
+  if (raw === undefined) return 1;
+  if (raw === 'auto') return os.availableParallelism();
+  const n = typeof raw === 'string' && /^[0-9]+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(n >= 1 && n <= MAX_WORKERS)) throw new UsageError(`relay: --workers must be auto or a whole number from 1 to ${MAX_WORKERS}, not '${raw}'`);
+  return n;
+}
+
+function logLevelFlag(flags: Flags): LogLevel {
+  const raw = flags.values['log-level'] ?? 'warn';
+  const level = LOG_LEVELS.find((l) => l === raw);
+  if (!level) throw new UsageError(`relay: --log-level must be one of ${LOG_LEVELS.join(', ')}, not '${raw}'`);
+  return level;
+}
 
 /** A timeout flag in seconds (decimals allowed, 0 for none), as milliseconds; undefined when absent. */
 function secondsFlag(flags: Flags, flag: string): number | undefined {
@@ -69,24 +100,40 @@ export async function relayCommand(args: readonly string[], io: Io): Promise<num
     maxOpenChannels: limitFlag('relay', flags, 'max-open-channels', 1),
     maxHeldBytes: limitFlag('relay', flags, 'max-held-bytes', 0, MAX_HELD_BYTES_LIMIT),
   };
-  const report = (fault: ConnectionFault, connection?: number) => io.err(JSON.stringify(connection === undefined ? fault : { connection, ...fault }));
+  const logLevel = logLevelFlag(flags);
 
   const listen = flags.values.listen;
   const upstream = flags.values.upstream;
   if (listen !== undefined || upstream !== undefined) {
     if (typeof listen !== 'string' || typeof upstream !== 'string') throw new UsageError('relay: --listen and --upstream go together');
     if (flags.positionals.length) throw new UsageError('relay: files and --listen do not go together');
-    const timeouts = { connectTimeout: secondsFlag(flags, 'connect-timeout'), idleTimeout: secondsFlag(flags, 'idle-timeout') };
-    return serve(endpointOf(listen, 'listen'), endpointOf(upstream, 'upstream'), { ...options, ...timeouts }, report, io);
+    const metrics = flags.values.metrics;
+    const config: ServeConfig = {
+      listen: endpointOf(listen, 'listen'),
+      upstream: endpointOf(upstream, 'upstream'),
+      relay: { ...options, connectTimeout: secondsFlag(flags, 'connect-timeout'), idleTimeout: secondsFlag(flags, 'idle-timeout') },
+      drainTimeoutMs: secondsFlag(flags, 'drain-timeout') ?? DEFAULT_DRAIN_TIMEOUT_MS,
+      metrics: typeof metrics === 'string' ? endpointOf(metrics, 'metrics') : undefined,
+      logLevel,
+      workers: workersFlag(flags),
+    };
+    // A worker runs this same command line (node:cluster forks it): it serves its share of the port.
+    if (cluster.isWorker) return serveWorker(config, io);
+    if (config.workers > 1) return (await import('./cluster.js')).runPrimary(config, io);
+    return serveTcp(config, io);
   }
-  for (const flag of ['connect-timeout', 'idle-timeout']) {
+  for (const flag of TCP_FLAGS) {
     if (flags.values[flag] !== undefined) throw new UsageError(`relay: --${flag} goes with --listen and --upstream`);
   }
 
   const [inFile, outFile] = flags.positionals;
   const input = await openInput('relay', inFile, io);
   const output = await openOutput('relay', outFile, io);
-  return relayStream(input, output, { ...options, onFault: (f) => report(f) });
+  // A stream relay's fault lines are as they always were, only filtered by level.
+  return relayStream(input, output, {
+    ...options,
+    onFault: (f) => (faultLevel(f) === 'warn' && logLevel === 'error' ? undefined : io.err(JSON.stringify(f))),
+  });
 }
 
 /**
@@ -102,30 +149,4 @@ async function relayStream(input: Input, output: Output, options: RelayOptions):
   if (end.end === 'input-error') throw new IoError('read', input.name, end.error);
   await output.finish();
   return end.end === 'record-error' ? 1 : 0;
-}
-
-async function serve(
-  listen: Endpoint,
-  upstream: Endpoint,
-  options: Omit<TcpRelayOptions, 'upstream' | 'onFault'>,
-  report: (fault: ConnectionFault, connection?: number) => void,
-  io: Io,
-): Promise<number> {
-  const server = createTcpRelay({ ...options, upstream, onFault: report });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (err) => reject(new UsageError(`relay: cannot listen on ${listen.host}:${listen.port}: ${fsReason(err)}`, false)));
-    server.listen(listen.port, listen.host, () => resolve());
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : listen.port;
-  io.err(JSON.stringify({ listening: `${listen.host}:${port}`, upstream: `${upstream.host}:${upstream.port}` }));
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      server.close();
-      resolve();
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
-  return 0;
 }

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { BACKEND_CHOICES } from '../backend/disk.js';
 import { DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_HELD_BYTES, DEFAULT_MAX_OPEN_CHANNELS } from '../records/limits.js';
-import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS } from '../relay/tcp.js';
+import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS } from '../relay/tcp.js';
 import { U32_MAX } from '../records/record.js';
 import { DEFAULT_VECTORS_DIR } from './vectors-dir.js';
 import { size } from './output.js';
@@ -46,7 +46,9 @@ Usage:
                    [--max-frame-bytes N] [--max-open-channels N]
                    [--max-held-bytes N] [IN [OUT]]
   mcp-frames relay --listen HOST:PORT --upstream HOST:PORT [same flags]
-                   [--connect-timeout S] [--idle-timeout S]
+                   [--connect-timeout S] [--idle-timeout S] [--drain-timeout S]
+                   [--workers N|auto] [--metrics HOST:PORT]
+                   [--log-level error|warn|info]
       Forwards every valid record byte for byte, from IN (or stdin) to OUT
       (or stdout), or from each TCP client's own upstream connection back to
       the client. A response whose frame fails is dropped and its finish goes
@@ -54,11 +56,19 @@ Usage:
       at the end, every open channel gets its finish. Each fault is one JSON
       line on stderr. --validate json (default) checks the tag and strict
       JSON; full also the --endpoint schema; none only records and sequences.
-      A TCP relay prints {"listening":...} on stderr and runs until SIGINT.
-      When upstream fails (refused, unreachable, unknown host, reset, a
-      stream cut inside a record, a record error, a timeout) the client gets
-      a finish for each open channel and then a reset, never a clean end,
-      and a line names the connection and the cause:
+      A TCP relay prints {"listening":...} on stderr and runs until SIGTERM
+      or SIGINT; then it drains: it stops accepting, lets open connections
+      end for up to --drain-timeout, gives each one still open a finish for
+      each open channel and a reset, and exits 0. A second signal exits at
+      once (128 + the signal's number). With --workers, node:cluster runs
+      that many worker processes on the one port, and restarts one that
+      dies. --metrics serves GET /metrics in the Prometheus text format.
+      Log lines are JSON with time, level and event; faults are warn (one
+      exchange) or error (the connection failed); connections opening and
+      closing are info. When upstream fails (refused, unreachable, unknown
+      host, reset, a stream cut inside a record, a record error, a timeout)
+      the client gets a finish for each open channel and then a reset, never
+      a clean end, and a line names the connection and the cause:
         {"connection":n,"reason":"upstream-error","cause":"refused"|"reset"|
          "unreachable"|"dns"|"timeout"|"error","code":...,"message":...}
         {"connection":n,"reason":"upstream-timeout","phase":"connect"|"idle",
@@ -97,6 +107,12 @@ ${wrap(BACKEND_CHOICES.join(', '), 26)}
                           connection; default ${DEFAULT_CONNECT_TIMEOUT_MS / 1000}, 0 for the system's own
   --idle-timeout S        relay --listen: seconds upstream may stay silent while
                           a channel is open; default ${DEFAULT_IDLE_TIMEOUT_MS / 1000}, 0 for never
+  --drain-timeout S       relay --listen: seconds open connections get to end
+                          after SIGTERM or SIGINT; default ${DEFAULT_DRAIN_TIMEOUT_MS / 1000}
+  --workers N|auto        relay --listen: worker processes sharing the port;
+                          auto is one per core; default 1 (this process)
+  --metrics HOST:PORT     relay --listen: serve GET /metrics there (Prometheus)
+  --log-level L           relay: error, warn (default) or info
 
 Exit status:
   0  decode: every line was hex. inspect, relay: the stream ended ok.

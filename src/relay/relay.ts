@@ -81,7 +81,28 @@ export interface RelayStats {
   /** Channels open now, and the payload bytes their responses hold (WIRE.md section 6). */
   openChannels: number;
   heldBytes: number;
+  /**
+   * The relay's time per response, measured per input chunk and divided:
+   * the seconds spent taking each chunk (reading its records, checking
+   * their frames, handing on what passes) are shared equally among the
+   * responses that chunk completed; a chunk that completes none passes its
+   * time on to the next that does. `validationSeconds` is the sum of that
+   * time; `validationBuckets[k]` counts the responses whose share fell at
+   * or below VALIDATION_BUCKETS[k] and above the bound before it (the last
+   * entry: above every bound). Counted once per chunk, never per record.
+   */
+  validationSeconds: number;
+  validationBuckets: number[];
 }
+
+/**
+ * Upper bounds, in seconds, of the buckets of the per-response time: from
+ * 100 ns (an 80-byte listing in a 64 KiB chunk) to 250 ms (a 16 MiB frame
+ * on the JS path), about three to a decade.
+ */
+export const VALIDATION_BUCKETS: readonly number[] = [
+  1e-7, 2.5e-7, 5e-7, 1e-6, 2.5e-6, 5e-6, 1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 1e-2, 2.5e-2, 5e-2, 0.1, 0.25,
+];
 
 export interface Relay {
   readonly writable: WritableStream<Uint8Array>;
@@ -117,7 +138,17 @@ function newStats(): RelayStats {
     faultsByReason: {},
     openChannels: 0,
     heldBytes: 0,
+    validationSeconds: 0,
+    validationBuckets: new Array<number>(VALIDATION_BUCKETS.length + 1).fill(0),
   };
+}
+
+/** Adds `count` responses of `seconds` each to the stats' per-response time. */
+function countTime(stats: RelayStats, seconds: number, count: number): void {
+  let k = 0;
+  while (k < VALIDATION_BUCKETS.length && seconds > VALIDATION_BUCKETS[k]) k++;
+  stats.validationBuckets[k] += count;
+  stats.validationSeconds += seconds * count;
 }
 
 /** Whether view `b` starts where view `a` ends, in the same memory. */
@@ -260,6 +291,8 @@ export class RelayState implements RecordSink {
   /** Set once upstream ended, failed, or stopped on a record error: nothing more is read. */
   private done = false;
   private stopped: RecordFault | null = null;
+  /** Milliseconds spent on chunks that completed no response yet: the next response-completing chunk shares them out. */
+  private carriedMs = 0;
 
   constructor(
     private readonly options: RelayOptions,
@@ -292,9 +325,32 @@ export class RelayState implements RecordSink {
     this.options.onFault?.(fault);
   }
 
-  /** Reads a chunk; forwards what it may. Returns the record error that stopped the stream, or null. */
+  /**
+   * Reads a chunk; forwards what it may. Returns the record error that stopped the stream, or null.
+   *
+   * PERF NOTES: called once per input chunk (64 KiB from a socket, or a
+   * byte from a hostile writer). The bet is that two clock reads and a walk
+   * of 21 bucket bounds cost little beside reading any chunk: about 0.2 µs
+   * here (75-80 ns a clock read), where a 64 KiB chunk takes the core 8 µs
+   * or more. Nothing here is per record; the records are counted where they
+   * are read.
+   */
   push(chunk: Uint8Array): RecordFault | null {
     if (this.done) return this.stopped;
+    const started = performance.now();
+    const responsesBefore = this.stats.responsesIn;
+    const fault = this.take(chunk);
+    // A chunk whose callback threw is not timed: the exception goes on as it came.
+    this.carriedMs += performance.now() - started;
+    const responses = this.stats.responsesIn - responsesBefore;
+    if (responses > 0) {
+      countTime(this.stats, this.carriedMs / 1000 / responses, responses);
+      this.carriedMs = 0;
+    }
+    return fault;
+  }
+
+  private take(chunk: Uint8Array): RecordFault | null {
     this.stats.chunksIn++;
     this.stats.bytesIn += chunk.length;
     this.chunk = chunk;

@@ -31,16 +31,28 @@
 // connection. idleTimeout bounds how long upstream may stay silent while a
 // channel is open, so a client waiting for an answer is never held forever;
 // with no channel open, nothing is waiting, and silence is not timed.
+//
+// # Draining
+//
+// drain(timeoutMs) stops accepting, lets the open connections finish on
+// their own for up to timeoutMs, then treats each one still open as an
+// upstream failure of the relay's own making (a `drain-timeout` fault):
+// finishes for its open channels, then a reset. So a restart never leaves
+// a client waiting on an exchange, and never lets a cut answer read as
+// complete.
+//
+// # Counters
+//
+// `stats` reads live totals over every connection: those that closed, plus
+// each open one's RelayStats, summed when read. Nothing is counted per
+// record here: the relay state counts records, this file counts
+// connections and faults (one call each, whose lines are written anyway).
 
 import net from 'node:net';
+import { type Endpoint, parseEndpoint } from './endpoint.js';
 import type { RelayFault } from './fault.js';
 import { pipeRelay } from './pipe.js';
-import type { RelayOptions } from './relay.js';
-
-export interface Endpoint {
-  host: string;
-  port: number;
-}
+import type { RelayOptions, RelayStats } from './relay.js';
 
 /** Why an upstream connection failed, as its error code says. */
 export type UpstreamCause = 'refused' | 'reset' | 'unreachable' | 'dns' | 'timeout' | 'error';
@@ -52,11 +64,101 @@ export type UpstreamFault =
   /** Upstream took too long: to accept the connection, or to send a byte while a channel was open. */
   | { reason: 'upstream-timeout'; phase: 'connect' | 'idle'; afterMs: number };
 
-/** What a TCP relay reports: the stream's faults, and its upstream's failures. */
-export type ConnectionFault = RelayFault | UpstreamFault;
+/** The relay gave up on a connection itself: it was draining, and the connection was still open after `afterMs`. */
+export type DrainFault = { reason: 'drain-timeout'; afterMs: number };
+
+/** What a TCP relay reports: the stream's faults, its upstream's failures, and connections cut by a drain. */
+export type ConnectionFault = RelayFault | UpstreamFault | DrainFault;
+
+/** An upstream failure as counted: an error by its cause, or a timeout by its phase. */
+export type UpstreamFailure = UpstreamCause | 'connect-timeout' | 'idle-timeout';
+
+/** How a connection's relay ended. */
+export type ConnectionEnd =
+  /** Upstream ended cleanly at a record boundary: the client got a FIN. */
+  | 'ended'
+  /** Upstream failed (connect error, reset, timeout, record error): finishes, then a reset. */
+  | 'failed'
+  /** The relay was draining and the connection outlived the drain timeout: finishes, then a reset. */
+  | 'drained'
+  /** The client went away first: nothing more could be sent. */
+  | 'client-gone';
+
+/** One connection, when it has closed: for a log line, or an embedder's own accounting. */
+export interface ConnectionSummary {
+  connection: number;
+  /** The client's address and port ("[::1]:5000" for IPv6), as accepted. */
+  remote: string;
+  end: ConnectionEnd;
+  /** From accept to the client socket's close. */
+  durationMs: number;
+  /** Record bytes read from upstream, and sent to the client. */
+  bytesIn: number;
+  bytesOut: number;
+  /** Records read from upstream, and sent to the client (the finishes the relay added included). */
+  recordsIn: number;
+  recordsOut: number;
+  /** Faults reported on this connection, upstream failures included. */
+  faults: number;
+}
+
+/**
+ * What a TCP relay has done so far, over all its connections: live totals,
+ * read at any time. The per-stream counters are RelayStats', summed.
+ */
+export interface TcpRelayStats
+  extends Pick<
+    RelayStats,
+    | 'chunksIn'
+    | 'bytesIn'
+    | 'responsesIn'
+    | 'finishesIn'
+    | 'responsesOut'
+    | 'finishesOut'
+    | 'chunksOut'
+    | 'bytesOut'
+    | 'bytesCopied'
+    | 'openChannels'
+    | 'heldBytes'
+    | 'validationSeconds'
+    | 'validationBuckets'
+  > {
+  /** Connections open now, and accepted in all. */
+  connectionsOpen: number;
+  connectionsTotal: number;
+  /** Faults reported, in all and by reason, upstream failures and drain timeouts included. */
+  faults: number;
+  faultsByReason: Partial<Record<ConnectionFault['reason'], number>>;
+  /** Upstream failures by cause (an error) or phase (a timeout). */
+  upstreamFailures: Partial<Record<UpstreamFailure, number>>;
+}
+
+/** What drain() did. */
+export interface DrainResult {
+  /** Connections open when the drain began. */
+  connections: number;
+  /** Of those, how many were still open at the timeout and were cut (finishes, then a reset). */
+  cut: number;
+}
+
+/** A TCP relay: a net.Server (call listen() on it) with live counters and a graceful stop. */
+export interface TcpRelay extends net.Server {
+  /** Live totals over every connection. */
+  readonly stats: Readonly<TcpRelayStats>;
+  /**
+   * Stops accepting, waits up to `timeoutMs` (default 30 s) for the open
+   * connections to end on their own, then cuts the rest: a `drain-timeout`
+   * fault, finishes for their open channels, a reset. Resolves once every
+   * connection has closed. Calling it again returns the same promise.
+   */
+  drain(timeoutMs?: number): Promise<DrainResult>;
+}
+
+export { type Endpoint, parseEndpoint };
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
+export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
 
 /** How long the finishes get to reach the client before a reset (see the head of this file). */
 const RESET_LINGER_MS = 200;
@@ -72,16 +174,14 @@ export interface TcpRelayOptions extends Omit<RelayOptions, 'onFault'> {
   dial?: (upstream: Endpoint) => net.Socket;
   /** Called once per fault, with the connection's number (from 1, in accept order). */
   onFault?: (fault: ConnectionFault, connection: number) => void;
-  /** Called when a connection's relay ends: cleanly (null) or with the error that stopped it. */
-  onClose?: (connection: number, error: unknown) => void;
-}
-
-/** Parses "HOST:PORT" (IPv6 as "[::1]:PORT"). Throws a RangeError naming the bad part. */
-export function parseEndpoint(text: string): Endpoint {
-  const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(text);
-  const port = match ? Number(match[3]) : Number.NaN;
-  if (!match || port > 65535) throw new RangeError(`'${text}' is not HOST:PORT`);
-  return { host: match[1] ?? match[2], port };
+  /** Called when a client is accepted, before anything is relayed. */
+  onOpen?: (connection: number, remote: string) => void;
+  /**
+   * Called once a connection has closed (its relay done and the client
+   * socket closed): `error` is null after a clean end, else what stopped it;
+   * `summary` has its counts.
+   */
+  onClose?: (connection: number, error: unknown, summary: ConnectionSummary) => void;
 }
 
 const CAUSES: Readonly<Record<string, UpstreamCause>> = {
@@ -120,16 +220,71 @@ class UpstreamGaveUp extends Error {
   override readonly name = 'UpstreamGaveUp';
 }
 
+/**
+ * The counters summed over connections: each closed one's RelayStats added
+ * in, each open one's read live. (A relay that has ended holds no channel,
+ * so openChannels and heldBytes add nothing once a connection closes.)
+ */
+const SUMMED = [
+  'chunksIn',
+  'bytesIn',
+  'responsesIn',
+  'finishesIn',
+  'responsesOut',
+  'finishesOut',
+  'chunksOut',
+  'bytesOut',
+  'bytesCopied',
+  'openChannels',
+  'heldBytes',
+  'validationSeconds',
+] as const;
+
+function addBuckets(into: number[], from: readonly number[]): void {
+  for (let k = 0; k < from.length; k++) into[k] = (into[k] ?? 0) + from[k];
+}
+
+/** A connection being relayed, as the server keeps it. */
+interface Live {
+  readonly stats: Readonly<RelayStats>;
+  /** Cuts the connection for a drain; false when it had already finished relaying. */
+  cut(afterMs: number): boolean;
+}
+
 /** A TCP server relaying each client to its own upstream connection. Call listen() on it. */
-export function createTcpRelay(options: TcpRelayOptions): net.Server {
+export function createTcpRelay(options: TcpRelayOptions): TcpRelay {
   const connectTimeout = checkTimeout('connectTimeout', options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT_MS);
   const idleTimeout = checkTimeout('idleTimeout', options.idleTimeout ?? DEFAULT_IDLE_TIMEOUT_MS);
   const dial = options.dial ?? ((upstream: Endpoint) => net.connect(upstream));
   let connections = 0;
+  const live = new Map<number, Live>();
+  // Totals of the closed connections' relay counters; faults are counted as they are reported.
+  const closed: Record<(typeof SUMMED)[number], number> = Object.fromEntries(SUMMED.map((k) => [k, 0])) as never;
+  const closedBuckets: number[] = [];
+  const faults = {
+    all: 0,
+    byReason: {} as Partial<Record<ConnectionFault['reason'], number>>,
+    upstream: {} as Partial<Record<UpstreamFailure, number>>,
+  };
+  let whenEmpty: (() => void) | null = null;
+
   // allowHalfOpen: a client that has sent its last request (FIN) still gets every answer.
-  return net.createServer({ allowHalfOpen: true }, (client) => {
+  const server = net.createServer({ allowHalfOpen: true }, (client) => {
     const id = ++connections;
-    const report = (fault: ConnectionFault) => options.onFault?.(fault, id);
+    const opened = performance.now();
+    const remote = client.remoteAddress?.includes(':')
+      ? `[${client.remoteAddress}]:${client.remotePort}`
+      : `${client.remoteAddress}:${client.remotePort}`;
+    let faultCount = 0;
+    const report = (fault: ConnectionFault) => {
+      faultCount++;
+      faults.all++;
+      faults.byReason[fault.reason] = (faults.byReason[fault.reason] ?? 0) + 1;
+      if (fault.reason === 'upstream-error') faults.upstream[fault.cause] = (faults.upstream[fault.cause] ?? 0) + 1;
+      else if (fault.reason === 'upstream-timeout') faults.upstream[`${fault.phase}-timeout`] = (faults.upstream[`${fault.phase}-timeout`] ?? 0) + 1;
+      options.onFault?.(fault, id);
+    };
+    options.onOpen?.(id, remote);
     const upstream = dial(options.upstream);
     // Records go out as soon as they are validated: Nagle's algorithm would hold small writes back for an ACK.
     client.setNoDelay(true);
@@ -151,12 +306,28 @@ export function createTcpRelay(options: TcpRelayOptions): net.Server {
 
     /** Upstream failed (the first failure wins): reported, then the relay finishes the open channels. */
     let failed = false;
-    function fail(fault: UpstreamFault): void {
+    let drained = false;
+    function fail(fault: UpstreamFault | DrainFault): void {
       if (failed) return;
       failed = true;
       report(fault);
       piped.abort(new UpstreamGaveUp(fault.reason));
     }
+
+    let relaying = true;
+    live.set(id, {
+      stats: piped.stats,
+      cut(afterMs) {
+        if (relaying) {
+          drained = !failed;
+          fail({ reason: 'drain-timeout', afterMs });
+          return true;
+        }
+        // Relayed to its end and given its FIN, but the client has not closed its side: nothing is owed it.
+        if (!resetting) client.destroy();
+        return false;
+      },
+    });
 
     let connectTimer: NodeJS.Timeout | null = null;
     if (connectTimeout > 0) {
@@ -177,19 +348,85 @@ export function createTcpRelay(options: TcpRelayOptions): net.Server {
     client.on('error', () => {});
     client.on('end', () => upstream.end());
     client.pipe(upstream, { end: false });
+    const clientClosed = new Promise((resolve) => client.once('close', resolve));
 
+    let resetting = false;
     piped.done.then(async (end) => {
+      relaying = false;
       if (connectTimer) clearTimeout(connectTimer);
       if (idleTimer) clearTimeout(idleTimer);
       upstream.destroy();
       if (end.end === 'ended' && !failed) client.end();
-      else if (end.end !== 'output-error') await resetAfterFlush(client);
-      options.onClose?.(
-        id,
-        end.end === 'ended' ? null : 'error' in end ? end.error : 'reason' in end ? end.reason : end.end === 'record-error' ? end.fault : end.failure,
-      );
+      else if (end.end !== 'output-error') {
+        resetting = true;
+        await resetAfterFlush(client);
+      }
+      const error =
+        end.end === 'ended' ? null : 'error' in end ? end.error : 'reason' in end ? end.reason : end.end === 'record-error' ? end.fault : end.failure;
+      await clientClosed;
+      live.delete(id);
+      const stats = piped.stats;
+      for (const key of SUMMED) closed[key] += stats[key];
+      addBuckets(closedBuckets, stats.validationBuckets);
+      const outcome: ConnectionEnd =
+        end.end === 'output-error' ? 'client-gone' : drained ? 'drained' : end.end === 'ended' && !failed ? 'ended' : 'failed';
+      options.onClose?.(id, error, {
+        connection: id,
+        remote,
+        end: outcome,
+        durationMs: Math.round((performance.now() - opened) * 1000) / 1000,
+        bytesIn: stats.bytesIn,
+        bytesOut: stats.bytesOut,
+        recordsIn: stats.responsesIn + stats.finishesIn,
+        recordsOut: stats.responsesOut + stats.finishesOut,
+        faults: faultCount,
+      });
+      if (live.size === 0) whenEmpty?.();
     });
+  }) as TcpRelay;
+
+  const stats = {} as TcpRelayStats;
+  const sum = (key: (typeof SUMMED)[number]) => {
+    let total = closed[key];
+    for (const c of live.values()) total += c.stats[key];
+    return total;
+  };
+  for (const key of SUMMED) Object.defineProperty(stats, key, { get: () => sum(key), enumerable: true });
+  Object.defineProperties(stats, {
+    validationBuckets: {
+      get: () => {
+        const buckets = closedBuckets.slice();
+        for (const c of live.values()) addBuckets(buckets, c.stats.validationBuckets);
+        return buckets;
+      },
+      enumerable: true,
+    },
+    connectionsOpen: { get: () => live.size, enumerable: true },
+    connectionsTotal: { get: () => connections, enumerable: true },
+    faults: { get: () => faults.all, enumerable: true },
+    faultsByReason: { get: () => ({ ...faults.byReason }), enumerable: true },
+    upstreamFailures: { get: () => ({ ...faults.upstream }), enumerable: true },
   });
+
+  let draining: Promise<DrainResult> | null = null;
+  const drain = (timeoutMs = DEFAULT_DRAIN_TIMEOUT_MS): Promise<DrainResult> => {
+    checkTimeout('drain timeout', timeoutMs);
+    draining ??= new Promise<DrainResult>((resolve) => {
+      const open = live.size;
+      let cut = 0;
+      if (server.listening) server.close();
+      const timer = setTimeout(() => {
+        for (const c of [...live.values()]) if (c.cut(timeoutMs)) cut++;
+      }, timeoutMs);
+      whenEmpty = () => {
+        clearTimeout(timer);
+        resolve({ connections: open, cut });
+      };
+      if (live.size === 0) whenEmpty();
+    });
+    return draining;
+  };
+  return Object.assign(server, { stats, drain });
 }
 
 /** Resets `socket` once its queued writes have left the process and had RESET_LINGER_MS to arrive. */

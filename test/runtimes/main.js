@@ -5,7 +5,9 @@
 // node (the Node running this harness), node22 and node24 (binaries from
 // npm, see run/node-versions.js), deno, bun, chromium (see run/chromium.js
 // for which one), workerd and edge-runtime; then the page built by esbuild
-// and by vite, run in the same Chromium.
+// and by vite, run in the same Chromium. workerd-relay is not the smoke
+// suite: it is examples/worker relaying a real upstream in workerd, with
+// checks of its own (run/workerd-relay.js).
 //
 // # The lines
 //
@@ -46,6 +48,7 @@ import { runEdge } from './run/edge.js';
 import { NotAvailable, nodeBinary } from './run/node-versions.js';
 import { runChild } from './run/process.js';
 import { runWorkerd } from './run/workerd.js';
+import { runWorkerdRelay } from './run/workerd-relay.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const conformance = path.join(root, 'spec/vectors');
@@ -113,6 +116,13 @@ function checks(chromium) {
       run: async (vectors) => runWorkerd(root, vectors),
       extra: (report) =>
         report.compilesFromBytes ? 'workerd compiled WebAssembly from bytes, so this run cannot show that the entry never does' : null,
+    },
+    {
+      kind: 'runtime',
+      name: 'workerd-relay',
+      entry: 'dist/runtime/worker.js',
+      // The Worker example relaying a real upstream: its own checks, not the smoke suite (the vectors are not used).
+      run: async () => runWorkerdRelay(root),
     },
     {
       kind: 'runtime',

@@ -14,13 +14,14 @@ import path from 'node:path';
 export const HOSTS = {
   /** A browser page: esbuild's browser platform, ES modules. */
   browser: { platform: 'browser', format: 'esm', target: 'es2022' },
-  /** A Worker, as wrangler bundles one: conditions workerd, worker, browser; .wasm left as a module of the Worker. */
+  /** A Worker, as wrangler bundles one: conditions workerd, worker, browser; .wasm left as a module of the Worker; the runtime's own cloudflare: modules left to it. */
   workerd: {
     platform: 'neutral',
     format: 'esm',
     target: 'es2022',
     conditions: ['workerd', 'worker', 'browser'],
     mainFields: ['browser', 'module', 'main'],
+    external: ['cloudflare:*'],
   },
   /** An edge function: one classic script (edge-runtime evaluates scripts, not modules). */
   edge: { platform: 'browser', format: 'iife', target: 'es2022', conditions: ['edge-light', 'worker'] },

@@ -1,0 +1,203 @@
+// The relay's Prometheus metrics: a prom-client registry read from the TCP relay's live counters at each scrape.
+//
+// # Read at scrape, never counted per record
+//
+// The relay counts in its own stats (RelayStats per connection, summed by
+// createTcpRelay). Each metric here is a prom-client Counter or Gauge whose
+// collect() copies its value from those stats when /metrics is asked, so
+// relaying a record never calls prom-client.
+//
+// # The histogram
+//
+// mcp_frames_validation_seconds is the relay's time per response frame,
+// measured per input chunk and divided among the responses that chunk
+// completed (src/relay/relay.ts says how). prom-client's Histogram takes one
+// observation per call, which would be a call per record; so this one
+// metric is a collector of our own, registered in the same registry, giving
+// prom-client the cumulative buckets, sum and count in the shape its own
+// histograms give (and its cluster aggregation sums).
+//
+// # Workers
+//
+// With --workers, each worker keeps a registry like this and answers the
+// primary's request with getMetricsAsJSON(); the primary sums them with
+// prom-client's AggregatorRegistry.aggregate (src/cli/cluster.ts).
+
+import http from 'node:http';
+import { AggregatorRegistry, Counter, Gauge, type Metric, Registry } from 'prom-client';
+import type { RecordErrorReason } from '../records/record-error.js';
+import type { RelayFault } from '../relay/fault.js';
+import { VALIDATION_BUCKETS } from '../relay/relay.js';
+import type { ConnectionFault, Endpoint, TcpRelayStats, UpstreamFailure } from '../relay/tcp.js';
+
+export { AggregatorRegistry, Registry };
+
+const RECORD_ERRORS: readonly RecordErrorReason[] = ['bad-kind', 'bad-finish', 'oversize', 'too-many-channels', 'held-limit', 'truncated'];
+const CHANNEL_FAULTS: readonly Exclude<RelayFault['reason'], RecordErrorReason>[] = ['frame-error', 'sequence-violation', 'incomplete'];
+/** Every fault reason, so that each series exists (at 0) from the first scrape: an alert on a rate needs its series. */
+export const FAULT_REASONS: readonly ConnectionFault['reason'][] = [
+  ...CHANNEL_FAULTS,
+  ...RECORD_ERRORS,
+  'upstream-error',
+  'upstream-timeout',
+  'drain-timeout',
+];
+export const UPSTREAM_FAILURES: readonly UpstreamFailure[] = [
+  'refused',
+  'reset',
+  'unreachable',
+  'dns',
+  'timeout',
+  'error',
+  'connect-timeout',
+  'idle-timeout',
+];
+
+const PREFIX = 'mcp_frames_';
+
+/** A counter whose value is read from the stats at scrape. */
+function counter(registry: Registry, name: string, help: string, value: () => number): void {
+  new Counter({
+    name: PREFIX + name,
+    help,
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(value());
+    },
+  });
+}
+
+/** A counter with one label, each value read from the stats at scrape; `keys` are always present. */
+function labelledCounter<K extends string>(
+  registry: Registry,
+  name: string,
+  help: string,
+  label: string,
+  keys: readonly K[],
+  values: () => Partial<Record<K, number>>,
+): void {
+  new Counter({
+    name: PREFIX + name,
+    help,
+    labelNames: [label],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const got = values();
+      for (const key of new Set([...keys, ...(Object.keys(got) as K[])])) this.inc({ [label]: key }, got[key] ?? 0);
+    },
+  });
+}
+
+function gauge(registry: Registry, name: string, help: string, value: () => number): void {
+  new Gauge({
+    name: PREFIX + name,
+    help,
+    registers: [registry],
+    collect() {
+      this.set(value());
+    },
+  });
+}
+
+/** The per-response time as a Prometheus histogram: cumulative buckets, +Inf, sum and count. */
+function histogram(registry: Registry, stats: () => Readonly<TcpRelayStats>): void {
+  const name = `${PREFIX}validation_seconds`;
+  const help =
+    "The relay's time per response frame (reading records, checking the frame, handing it on): each input chunk's time divided among the responses it completed";
+  const collector = {
+    name,
+    help,
+    type: 'histogram',
+    aggregator: 'sum',
+    get: async () => {
+      const s = stats();
+      const buckets = s.validationBuckets;
+      let below = 0;
+      const values: Array<{ labels: Record<string, string | number>; value: number; metricName: string }> = [];
+      VALIDATION_BUCKETS.forEach((bound, k) => {
+        below += buckets[k] ?? 0;
+        values.push({ labels: { le: bound }, value: below, metricName: `${name}_bucket` });
+      });
+      const count = below + (buckets[VALIDATION_BUCKETS.length] ?? 0);
+      values.push({ labels: { le: '+Inf' }, value: count, metricName: `${name}_bucket` });
+      values.push({ labels: {}, value: s.validationSeconds, metricName: `${name}_sum` });
+      values.push({ labels: {}, value: count, metricName: `${name}_count` });
+      return { name, help, type: 'histogram', aggregator: 'sum', values };
+    },
+  };
+  // The registry asks a metric for get() alone; the collector is a metric in all but class.
+  registry.registerMetric(collector as unknown as Metric);
+}
+
+/** A registry with the relay's metrics, each read from `stats()` when scraped. */
+export function relayRegistry(stats: () => Readonly<TcpRelayStats>): Registry {
+  const registry = new Registry();
+  gauge(registry, 'connections_open', 'Client connections open now', () => stats().connectionsOpen);
+  counter(registry, 'connections_total', 'Client connections accepted', () => stats().connectionsTotal);
+  counter(registry, 'bytes_in_total', 'Record bytes read from upstream', () => stats().bytesIn);
+  counter(registry, 'bytes_out_total', 'Record bytes sent to clients', () => stats().bytesOut);
+  labelledCounter(registry, 'records_in_total', 'Records read from upstream, by kind', 'kind', ['response', 'finish'], () => ({
+    response: stats().responsesIn,
+    finish: stats().finishesIn,
+  }));
+  labelledCounter(
+    registry,
+    'records_out_total',
+    'Records sent to clients, by kind (finishes the relay added included)',
+    'kind',
+    ['response', 'finish'],
+    () => ({ response: stats().responsesOut, finish: stats().finishesOut }),
+  );
+  labelledCounter(registry, 'faults_total', 'Faults reported, by reason (WIRE.md section 7)', 'reason', FAULT_REASONS, () => stats().faultsByReason);
+  labelledCounter(
+    registry,
+    'upstream_errors_total',
+    'Upstream failures: errors by cause, timeouts as connect-timeout and idle-timeout',
+    'cause',
+    UPSTREAM_FAILURES,
+    () => stats().upstreamFailures,
+  );
+  gauge(registry, 'open_channels', 'Channels open now, over all connections', () => stats().openChannels);
+  gauge(registry, 'held_bytes', 'Payload bytes held now by the open channels, over all connections', () => stats().heldBytes);
+  histogram(registry, stats);
+  return registry;
+}
+
+/** The cluster primary's own metrics: live workers, and restarts. */
+export function primaryRegistry(workers: () => number, restarts: () => number): Registry {
+  const registry = new Registry();
+  gauge(registry, 'workers', 'Worker processes running now', workers);
+  counter(registry, 'worker_restarts_total', 'Workers restarted after they died', restarts);
+  return registry;
+}
+
+/** Sums the registries' JSON (one per worker, and the primary's) with prom-client's cluster aggregation. */
+export async function aggregate(parts: Parameters<typeof AggregatorRegistry.aggregate>[0]): Promise<string> {
+  return AggregatorRegistry.aggregate(parts).metrics();
+}
+
+/**
+ * Serves GET /metrics on `at` with what `scrape()` gives. Resolves with the
+ * server and the port it listens on, or rejects with the listen error.
+ */
+export async function serveMetrics(at: Endpoint, scrape: () => Promise<string>): Promise<{ server: http.Server; port: number }> {
+  const server = http.createServer((request, response) => {
+    if (request.method !== 'GET' || request.url?.split('?')[0] !== '/metrics') {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end('not found: ask GET /metrics\n');
+      return;
+    }
+    scrape().then(
+      (text) => response.writeHead(200, { 'content-type': Registry.PROMETHEUS_CONTENT_TYPE }).end(text),
+      (error: unknown) => response.writeHead(500, { 'content-type': 'text/plain' }).end(`${String(error)}\n`),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(at.port, at.host, () => resolve());
+  });
+  // A scraper's keep-alive connection must not hold a stopping relay open.
+  server.keepAliveTimeout = 1000;
+  return { server, port: (server.address() as { port: number }).port };
+}

@@ -1,0 +1,167 @@
+// `mcp-frames relay --listen`: one process serving TCP clients (or one worker of several), its log, metrics and graceful stop.
+//
+// # Stopping
+//
+// The first SIGTERM or SIGINT drains: the listening socket closes, the open
+// connections get up to --drain-timeout to end on their own, and each one
+// still open then gets the finishes for its open channels and a reset
+// (createTcpRelay's drain()). Then the process exits 0. A second signal
+// exits at once, with 128 + the signal's number, as a shell reports a
+// process the signal killed.
+//
+// # As a worker
+//
+// Under --workers the primary (src/cli/cluster.ts) runs this same command
+// line in each worker. A worker listens on the shared port through
+// node:cluster, tells the primary when it listens (or why it cannot),
+// drains when the primary asks or when it is signalled itself (Ctrl-C
+// signals the whole process group), and answers the primary's requests for
+// its metrics. Its log lines carry its number.
+
+import cluster from 'node:cluster';
+import os from 'node:os';
+import { createTcpRelay, type Endpoint, type TcpRelay, type TcpRelayOptions } from '../relay/tcp.js';
+import { UsageError } from './args.js';
+import { fsReason, type Io } from './io.js';
+import { Log, type LogLevel } from './log.js';
+
+export interface ServeConfig {
+  listen: Endpoint;
+  upstream: Endpoint;
+  /** The relay's options: validation, limits, timeouts. */
+  relay: Omit<TcpRelayOptions, 'upstream' | 'onFault' | 'onOpen' | 'onClose'>;
+  drainTimeoutMs: number;
+  /** Where to serve /metrics, if anywhere. */
+  metrics?: Endpoint;
+  logLevel: LogLevel;
+  /** Worker processes; 1 is this process alone. */
+  workers: number;
+}
+
+/** Messages between the primary and its workers. */
+export type ToWorker = { type: 'mcp-frames:drain' } | { type: 'mcp-frames:metrics'; id: number };
+export type FromWorker =
+  | { type: 'mcp-frames:listening'; port: number }
+  | { type: 'mcp-frames:listen-failed'; message: string }
+  | { type: 'mcp-frames:metrics'; id: number; metrics: unknown[] };
+
+export const hostPort = (e: Endpoint): string => (e.host.includes(':') ? `[${e.host}]:${e.port}` : `${e.host}:${e.port}`);
+
+/** The relay server, its events written to `log`. */
+function relayServer(config: ServeConfig, log: Log): TcpRelay {
+  return createTcpRelay({
+    ...config.relay,
+    upstream: config.upstream,
+    onFault: (fault, connection) => log.fault(fault, connection),
+    onOpen: log.keeps('info') ? (connection, remote) => log.line('info', 'open', { connection, remote }) : undefined,
+    onClose: log.keeps('info') ? (_connection, _error, summary) => log.line('info', 'close', { ...summary }) : undefined,
+  });
+}
+
+async function listenOn(server: TcpRelay, at: Endpoint): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(at.port, at.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  return typeof address === 'object' && address ? address.port : at.port;
+}
+
+/**
+ * Calls `first` on the first SIGINT or SIGTERM; on the second, exits at
+ * once with 128 + its number.
+ */
+export function onSignals(first: (signal: NodeJS.Signals) => void): void {
+  let seen = false;
+  const handle = (signal: NodeJS.Signals) => {
+    if (seen) process.exit(128 + (os.constants.signals[signal] ?? 0));
+    seen = true;
+    first(signal);
+  };
+  process.on('SIGINT', handle);
+  process.on('SIGTERM', handle);
+}
+
+/** Runs the TCP relay in this process until signalled; resolves 0 once drained. */
+export async function serveTcp(config: ServeConfig, io: Io): Promise<number> {
+  const log = new Log(io.err, config.logLevel);
+  const server = relayServer(config, log);
+  let port: number;
+  try {
+    port = await listenOn(server, config.listen);
+  } catch (err) {
+    throw new UsageError(`relay: cannot listen on ${hostPort(config.listen)}: ${fsReason(err)}`, false);
+  }
+  let metrics: Awaited<ReturnType<typeof import('./metrics.js').serveMetrics>> | undefined;
+  if (config.metrics) {
+    // prom-client is loaded only when metrics are asked for.
+    const { relayRegistry, serveMetrics } = await import('./metrics.js');
+    const registry = relayRegistry(() => server.stats);
+    try {
+      metrics = await serveMetrics(config.metrics, () => registry.metrics());
+    } catch (err) {
+      server.close();
+      throw new UsageError(`relay: cannot serve metrics on ${hostPort(config.metrics)}: ${fsReason(err)}`, false);
+    }
+  }
+  log.always('info', 'listening', {
+    listening: hostPort({ ...config.listen, port }),
+    upstream: hostPort(config.upstream),
+    ...(metrics && config.metrics ? { metrics: hostPort({ ...config.metrics, port: metrics.port }) } : {}),
+    workers: 1,
+  });
+
+  const signal = await new Promise<NodeJS.Signals>((resolve) => onSignals(resolve));
+  log.line('info', 'drain', { signal, timeoutMs: config.drainTimeoutMs, connections: server.stats.connectionsOpen });
+  const drained = await server.drain(config.drainTimeoutMs);
+  log.line('info', 'drained', { ...drained });
+  metrics?.server.close();
+  metrics?.server.closeAllConnections();
+  return 0;
+}
+
+/** Runs one worker of a cluster: listens on the shared port, drains when told, exits 0 once drained. */
+export async function serveWorker(config: ServeConfig, io: Io): Promise<number> {
+  const worker = cluster.worker!;
+  const log = new Log(io.err, config.logLevel, { worker: worker.id });
+  const server = relayServer(config, log);
+  const send = (message: FromWorker) => process.send?.(message);
+
+  let registry: import('./metrics.js').Registry | undefined;
+  if (config.metrics) {
+    const { relayRegistry } = await import('./metrics.js');
+    registry = relayRegistry(() => server.stats);
+  }
+
+  let draining = false;
+  const drain = async (why: string) => {
+    if (draining) return;
+    draining = true;
+    log.line('info', 'drain', { signal: why, timeoutMs: config.drainTimeoutMs, connections: server.stats.connectionsOpen });
+    const drained = await server.drain(config.drainTimeoutMs);
+    log.line('info', 'drained', { ...drained });
+    // The IPC channel would keep a worker alive; its log lines are written synchronously (pipes and files are, on Linux).
+    process.exit(0);
+  };
+  process.on('message', (message: ToWorker) => {
+    if (message?.type === 'mcp-frames:drain') drain('primary');
+    else if (message?.type === 'mcp-frames:metrics') {
+      const id = message.id;
+      (registry ? registry.getMetricsAsJSON() : Promise.resolve([])).then((metrics) => send({ type: 'mcp-frames:metrics', id, metrics }));
+    }
+  });
+  onSignals((signal) => drain(signal));
+
+  try {
+    const port = await listenOn(server, config.listen);
+    send({ type: 'mcp-frames:listening', port });
+  } catch (err) {
+    send({ type: 'mcp-frames:listen-failed', message: `relay: cannot listen on ${hostPort(config.listen)}: ${fsReason(err)}` });
+    process.exit(2);
+  }
+  await new Promise<never>(() => {});
+  return 0;
+}

@@ -1,0 +1,305 @@
+// `mcp-frames/worker`: the validating relay as a Cloudflare Worker, each request relayed from its own upstream TCP connection.
+//
+// # The path of a request
+//
+//   client ──request──▶ Worker ──connect() (cloudflare:sockets)──▶ upstream record stream
+//   client ◀──relayed records── createRelay ◀── upstream's bytes, chunk by chunk
+//
+// What the client sends (a request body, or WebSocket messages) goes
+// upstream as it is: it is not a record stream, and the relay has nothing to
+// check in it. Every chunk upstream sends goes through createRelay, so the
+// client gets exactly what the TCP relay would give it (WIRE.md section 7):
+// valid records byte for byte, a failed frame's finish alone, and a finish
+// for every channel still open when upstream ends or fails.
+//
+// # Two ways down, because workerd gives neither both properties
+//
+//   WebSocket (a request with Upgrade: websocket)
+//       Each relayed chunk is one binary message. The close code says how
+//       upstream ended, as FIN and RST do over TCP: 1000 when it ended
+//       cleanly at a record boundary, 1011 when it failed, with the fault
+//       as JSON in the reason. But workerd's WebSocket has no bufferedAmount
+//       and no backpressure (workerd issue 988): what a slow client has not
+//       yet taken waits in the Worker's memory.
+//   Streamed HTTP (any other request)
+//       The relayed bytes are the response body, pulled at the client's
+//       pace, so memory stays bounded by the relay's output queue. But
+//       workerd ends a response whose body stream errors with a clean
+//       chunked terminator (workerd issue 6818), so a failure mid-stream
+//       reads as a clean end: the finishes arrive, the failure does not.
+//
+// A connect failure is told the same way to both, before anything is
+// relayed: 502 (upstream-error) or 504 (upstream-timeout), the fault as the
+// JSON body.
+//
+// workerd's connect() reads an upstream reset as the end of the stream (its
+// readable is done and `closed` resolves; seen with workerd 1.20260426), so
+// a reset at a record boundary is relayed as a clean end: the open
+// channels get their finishes and are logged incomplete, and the close code
+// is 1000. A reset inside a record is still a record error (truncated).
+//
+// # Logs
+//
+// Each fault, and each request's close with its counts, is one JSON line on
+// console.log: Workers Logs and `wrangler tail` show them.
+
+import { connect, type Socket } from 'cloudflare:sockets';
+import { type Endpoint, parseEndpoint } from '../relay/endpoint.js';
+import { backend, createRelay, endpointCodec, type RelayFault, type RelayOptions, VALIDATION_LEVELS, type ValidationLevel } from './workerd.js';
+
+/** What the Worker reports: the relay's faults, and its upstream connection's own failures. */
+export type WorkerFault =
+  | RelayFault
+  | { reason: 'upstream-error'; cause: 'error'; message: string }
+  | { reason: 'upstream-timeout'; phase: 'connect'; afterMs: number };
+
+export interface WorkerRelayOptions extends Omit<RelayOptions, 'onFault'> {
+  /** The upstream record stream: "HOST:PORT" or { host, port }. */
+  upstream: Endpoint | string;
+  /** Milliseconds upstream may take to accept the connection; default 10 s, 0 for the runtime's own. */
+  connectTimeout?: number;
+  /** Called once per fault; by default each is a JSON line on console.log. */
+  onFault?: (fault: WorkerFault) => void;
+  /** The request context's waitUntil, so the relay outlives the handler's return. */
+  waitUntil?: (work: Promise<unknown>) => void;
+}
+
+/** The Worker's configuration, from wrangler.toml's [vars]. */
+export interface WorkerEnv {
+  /** HOST:PORT of the upstream record stream. Required. */
+  UPSTREAM?: string;
+  /** json (default), full or none. */
+  VALIDATE?: string;
+  /** The endpoint whose schema 'full' judges by (list-resources, read-resource, …). */
+  ENDPOINT?: string;
+  /** Seconds upstream may take to accept the connection; default 10. */
+  CONNECT_TIMEOUT?: string;
+}
+
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+/** A WebSocket close reason is at most 123 bytes of UTF-8. */
+const MAX_REASON_BYTES = 123;
+
+const log = (fields: Record<string, unknown>) => console.log(JSON.stringify(fields));
+const level = (fault: WorkerFault) =>
+  fault.reason === 'frame-error' || fault.reason === 'sequence-violation' || fault.reason === 'incomplete' ? 'warn' : 'error';
+
+/** The fault as a close reason: its JSON, its message shortened until it fits a close frame. */
+function closeReason(fault: WorkerFault): string {
+  const encoder = new TextEncoder();
+  let shortened = fault;
+  let text = JSON.stringify(shortened);
+  while (encoder.encode(text).length > MAX_REASON_BYTES) {
+    if (!('message' in shortened) || shortened.message.length === 0) return JSON.stringify({ reason: fault.reason });
+    shortened = { ...shortened, message: shortened.message.slice(0, -8) };
+    text = JSON.stringify(shortened);
+  }
+  return text;
+}
+
+/** Waits for the connection, up to `ms`; resolves with the fault when it fails. */
+async function opened(socket: Socket, ms: number): Promise<WorkerFault | null> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<WorkerFault>((resolve) => {
+    if (ms > 0) timer = setTimeout(() => resolve({ reason: 'upstream-timeout', phase: 'connect', afterMs: ms }), ms);
+  });
+  try {
+    return await Promise.race([
+      socket.opened.then(
+        () => null,
+        (error: unknown): WorkerFault => ({
+          reason: 'upstream-error',
+          cause: 'error',
+          message: error instanceof Error ? error.message : String(error),
+        }),
+      ),
+      timeout,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Relays `request` from a new connection to `options.upstream`: over a
+ * WebSocket when the request asks to upgrade, else as a streamed response.
+ */
+export async function relayRequest(request: Request, options: WorkerRelayOptions): Promise<Response> {
+  const upstream = typeof options.upstream === 'string' ? parseEndpoint(options.upstream) : options.upstream;
+  const connectTimeout = options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  let faults = 0;
+  /** How the relay failed, when it did: the upstream error or the record error, the first one. */
+  let failure: WorkerFault | null = null;
+  const report = (fault: WorkerFault) => {
+    faults++;
+    if (level(fault) === 'error') failure ??= fault;
+    if (options.onFault) options.onFault(fault);
+    else log({ level: level(fault), event: 'fault', ...fault });
+  };
+  const headers = { 'x-mcp-frames-backend': backend };
+
+  const socket = connect({ hostname: upstream.host, port: upstream.port });
+  const refused = await opened(socket, connectTimeout);
+  if (refused) {
+    report(refused);
+    socket.close().catch(() => {});
+    return Response.json(refused, { status: refused.reason === 'upstream-timeout' ? 504 : 502, headers });
+  }
+
+  const relay = createRelay({ ...options, onFault: report });
+  const started = Date.now();
+  const websocket = request.headers.get('upgrade')?.toLowerCase() === 'websocket';
+
+  /**
+   * Reads upstream into the relay; resolves with how it ended.
+   *
+   * PERF NOTES: one read and one write per upstream chunk, each awaited, so
+   * the relay's output queue (createRelay's highWaterMark) is what bounds
+   * the bytes in flight; the chunks are the socket's own, never copied here.
+   */
+  const relayUpstream = async (): Promise<'ended' | 'failed'> => {
+    const reader = socket.readable.getReader();
+    const writer = relay.writable.getWriter();
+    for (;;) {
+      let step: ReadableStreamReadResult<Uint8Array>;
+      try {
+        step = await reader.read();
+      } catch (error) {
+        // Reported before the channels the failure leaves open, as the TCP relay reports it.
+        report({ reason: 'upstream-error', cause: 'error', message: error instanceof Error ? error.message : String(error) });
+        await writer.abort(error).catch(() => {});
+        return 'failed';
+      }
+      try {
+        if (step.done) {
+          await writer.close();
+          return failure ? 'failed' : 'ended';
+        }
+        await writer.write(step.value);
+      } catch {
+        // A record error (already reported) or the client gone: nothing more is read.
+        reader.cancel().catch(() => {});
+        return 'failed';
+      }
+    }
+  };
+  const closeLine = (end: string) =>
+    log({
+      level: 'info',
+      event: 'close',
+      end,
+      durationMs: Date.now() - started,
+      bytesIn: relay.stats.bytesIn,
+      bytesOut: relay.stats.bytesOut,
+      recordsIn: relay.stats.responsesIn + relay.stats.finishesIn,
+      recordsOut: relay.stats.responsesOut + relay.stats.finishesOut,
+      faults,
+    });
+
+  const toUpstream = socket.writable.getWriter();
+  if (!websocket) {
+    // The request body, if any, goes upstream; upstream decides when the exchange is over.
+    const forwarding = request.body
+      ? request.body.pipeTo(new WritableStream({ write: (chunk) => toUpstream.write(chunk) })).catch(() => {})
+      : Promise.resolve();
+    const work = relayUpstream().then((end) => {
+      closeLine(end);
+      return socket.close().catch(() => {});
+    });
+    options.waitUntil?.(Promise.all([work, forwarding]));
+    // The relay's output ends with an error after a failure; workerd would end the body cleanly all the same
+    // (issue 6818), so the body is closed here and the failure is told in the log alone.
+    const reader = relay.readable.getReader();
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          const { done, value } = await reader.read();
+          if (done) controller.close();
+          else controller.enqueue(value);
+        } catch {
+          controller.close();
+        }
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
+    });
+    return new Response(body, { headers: { ...headers, 'content-type': 'application/octet-stream', 'cache-control': 'no-store' } });
+  }
+
+  const pair = new WebSocketPair();
+  const [client, server] = [pair[0], pair[1]];
+  server.accept();
+  const encoder = new TextEncoder();
+  let clientGone = false;
+  server.addEventListener('message', (event: MessageEvent) => {
+    const data = event.data as string | ArrayBuffer;
+    toUpstream.write(typeof data === 'string' ? encoder.encode(data) : new Uint8Array(data)).catch(() => {});
+  });
+  server.addEventListener('close', () => {
+    clientGone = true;
+    socket.close().catch(() => {});
+  });
+  const sending = (async () => {
+    const reader = relay.readable.getReader();
+    for (;;) {
+      let step: ReadableStreamReadResult<Uint8Array>;
+      try {
+        step = await reader.read();
+      } catch {
+        break;
+      }
+      if (step.done || clientGone) break;
+      try {
+        server.send(step.value);
+      } catch {
+        // The client closed between two chunks: the relay stops as for a client gone.
+        clientGone = true;
+        reader.cancel().catch(() => {});
+        break;
+      }
+    }
+  })();
+  const work = Promise.all([relayUpstream(), sending]).then(([end]) => {
+    if (clientGone) end = 'failed';
+    closeLine(clientGone ? 'client-gone' : end);
+    if (!clientGone) {
+      if (end === 'ended') server.close(1000, 'upstream ended');
+      else server.close(1011, closeReason(failure ?? { reason: 'upstream-error', cause: 'error', message: 'the relay stopped' }));
+    }
+    return socket.close().catch(() => {});
+  });
+  options.waitUntil?.(work);
+  return new Response(null, { status: 101, webSocket: client, headers } as ResponseInit);
+}
+
+/** The Worker's options from its environment; throws a RangeError naming a bad variable. */
+export function optionsFromEnv(env: WorkerEnv): WorkerRelayOptions {
+  if (!env.UPSTREAM) throw new RangeError('UPSTREAM is not set: give HOST:PORT of the upstream record stream in [vars]');
+  const validate = (env.VALIDATE ?? 'json') as ValidationLevel;
+  if (!VALIDATION_LEVELS.includes(validate)) throw new RangeError(`VALIDATE must be one of ${VALIDATION_LEVELS.join(', ')}, not '${env.VALIDATE}'`);
+  const seconds = env.CONNECT_TIMEOUT === undefined ? undefined : Number(env.CONNECT_TIMEOUT);
+  if (seconds !== undefined && !(seconds >= 0 && seconds <= 2_147_483))
+    throw new RangeError(`CONNECT_TIMEOUT must be seconds, not '${env.CONNECT_TIMEOUT}'`);
+  return {
+    upstream: parseEndpoint(env.UPSTREAM),
+    validate,
+    endpoint: env.ENDPOINT === undefined ? undefined : endpointCodec(env.ENDPOINT),
+    connectTimeout: seconds === undefined ? undefined : Math.round(seconds * 1000),
+  };
+}
+
+/** The Worker: `export { default } from 'mcp-frames/worker'`, configured by [vars] (WorkerEnv). */
+const worker = {
+  async fetch(request: Request, env: WorkerEnv, ctx?: { waitUntil(work: Promise<unknown>): void }): Promise<Response> {
+    let options: WorkerRelayOptions;
+    try {
+      options = optionsFromEnv(env);
+    } catch (error) {
+      return new Response(`mcp-frames worker: ${(error as Error).message}\n`, { status: 500 });
+    }
+    return relayRequest(request, { ...options, waitUntil: ctx ? (work) => ctx.waitUntil(work) : undefined });
+  },
+};
+
+export default worker;

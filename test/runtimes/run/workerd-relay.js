@@ -1,0 +1,237 @@
+// workerd-relay: examples/worker, bundled as wrangler bundles it, run in workerd through miniflare against a real upstream on loopback.
+//
+// # What runs
+//
+// The example is copied into a consumer folder whose node_modules/mcp-frames
+// links to the project, so 'mcp-frames/worker' resolves by name, through
+// "exports" with the workerd condition; its wrangler.toml gives the main
+// module and the compatibility date. UPSTREAM points at a Node TCP server on
+// 127.0.0.1, reached from the Worker with connect() (cloudflare:sockets).
+//
+// # What is checked
+//
+// Each exchange sends a scenario's name upstream (the request body, or a
+// WebSocket message: the client-to-upstream direction), and upstream answers
+// with that scenario's records:
+//
+//   valid    whole records                 relayed byte for byte; WebSocket close 1000
+//   broken   a frame that is not JSON      its finish alone (not carried); close 1000; a warn line
+//   cut      a record cut by upstream's    a finish for each open channel; close 1011
+//            close                         naming the record error (truncated)
+//   reset    upstream resets mid-stream    a finish for each open channel; close 1000: workerd's
+//                                          connect() reads a reset as the end of the stream (its
+//                                          readable is done and its closed promise resolves), so the
+//                                          Worker cannot tell the two apart; the finishes still come
+//
+// over a WebSocket and over a streamed HTTP response (which workerd ends
+// cleanly even after a failure: the bytes are checked, not the end). Then a
+// Worker whose upstream refuses answers 502 with the fault as JSON. The
+// backend is the one the Worker names in x-mcp-frames-backend.
+
+import { cp, mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Miniflare } from 'miniflare';
+import WebSocket from 'ws';
+import { bundle } from './bundle.js';
+
+const te = new TextEncoder();
+
+/** A record (WIRE.md section 3): kind, channel, length, payload. */
+function record(kind, channel, payload = new Uint8Array(0)) {
+  const out = new Uint8Array(9 + payload.length);
+  const view = new DataView(out.buffer);
+  out[0] = kind;
+  view.setUint32(1, channel, true);
+  view.setUint32(5, payload.length, true);
+  out.set(payload, 9);
+  return out;
+}
+const response = (channel, payload) => record(1, channel, payload);
+const finish = (channel) => record(2, channel);
+const cat = (...parts) => Buffer.concat(parts);
+const frame = (json) => cat(Uint8Array.of(0), te.encode(json));
+
+const listing = frame('{"resources":[{"uri":"file:///a","name":"a","x-vendor":1}]}');
+const text = frame(`{"contents":[{"uri":"file:///t","text":"${'relayed at the edge '.repeat(500)}"}]}`);
+const broken = frame('{"resources":[');
+
+/** Each scenario: what upstream sends (then how it stops), and what the client must receive. */
+const SCENARIOS = {
+  valid: {
+    send: cat(response(1, listing), finish(1), response(2, text), response(3, listing), finish(3), finish(2)),
+    stop: 'end',
+    want: cat(response(1, listing), finish(1), response(2, text), response(3, listing), finish(3), finish(2)),
+    close: 1000,
+  },
+  broken: {
+    send: cat(response(1, listing), response(2, broken), finish(2), finish(1)),
+    stop: 'end',
+    want: cat(response(1, listing), finish(2), finish(1)),
+    close: 1000,
+  },
+  cut: {
+    send: cat(response(1, listing), finish(1), response(5, text), response(6, listing).subarray(0, 20)),
+    stop: 'end',
+    want: cat(response(1, listing), finish(1), response(5, text), finish(5)),
+    close: 1011,
+    reason: { reason: 'truncated', offset: 2 * 9 + listing.length + 9 + text.length },
+  },
+  reset: {
+    send: cat(response(7, listing), response(8, listing), finish(7)),
+    stop: 'reset',
+    want: cat(response(7, listing), response(8, listing), finish(7), finish(8)),
+    close: 1000,
+  },
+};
+
+/** The upstream: reads a scenario's name (one line), answers with its records, then ends or resets. */
+async function startUpstream() {
+  const server = net.createServer((socket) => {
+    socket.on('error', () => {});
+    let line = '';
+    socket.on('data', (chunk) => {
+      if (line.includes('\n')) return;
+      line += chunk.toString('latin1');
+      const name = line.split('\n')[0];
+      if (!line.includes('\n')) return;
+      const scenario = SCENARIOS[name];
+      if (!scenario) return socket.destroy();
+      socket.write(scenario.send, () => {
+        if (scenario.stop === 'end') socket.end();
+        else setTimeout(() => socket.resetAndDestroy(), 50);
+      });
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(null)));
+  return server;
+}
+
+/** A port nothing listens on. */
+async function closedPort() {
+  const s = net.createServer();
+  await new Promise((resolve) => s.listen(0, '127.0.0.1', () => resolve(null)));
+  const port = /** @type {net.AddressInfo} */ (s.address()).port;
+  await new Promise((resolve) => s.close(resolve));
+  return port;
+}
+
+/** One exchange over a WebSocket: resolves with the bytes, the close code and reason, and the backend header. */
+function overWebSocket(url, name) {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url.href.replace(/^http/, 'ws'));
+    const chunks = [];
+    let backend = null;
+    ws.on('upgrade', (res) => {
+      backend = res.headers['x-mcp-frames-backend'] ?? null;
+    });
+    ws.on('open', () => ws.send(`${name}\n`));
+    ws.on('message', (data) => chunks.push(Buffer.from(/** @type {Buffer} */ (data))));
+    ws.on('close', (code, reason) => resolve({ bytes: Buffer.concat(chunks), code, reason: reason.toString(), backend }));
+    ws.on('error', reject);
+  });
+}
+
+/** One exchange over streamed HTTP: the scenario's name as the request body. */
+async function overHttp(url, name) {
+  const res = await fetch(url, { method: 'POST', body: `${name}\n` });
+  const bytes = Buffer.from(await res.arrayBuffer());
+  return { status: res.status, type: res.headers.get('content-type'), bytes, backend: res.headers.get('x-mcp-frames-backend') };
+}
+
+/** The consumer folder: the example and a node_modules/mcp-frames link to the project. */
+async function makeExample(root) {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'mcp-frames-worker-'));
+  await mkdir(path.join(dir, 'node_modules'));
+  await symlink(root, path.join(dir, 'node_modules', 'mcp-frames'), 'dir');
+  for (const file of ['worker.js', 'wrangler.toml', 'package.json']) await cp(path.join(root, 'examples/worker', file), path.join(dir, file));
+  const toml = await readFile(path.join(dir, 'wrangler.toml'), 'utf8');
+  const main = /^main\s*=\s*"([^"]+)"/m.exec(toml)?.[1];
+  const date = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(toml)?.[1];
+  if (!main || !date) throw new Error('examples/worker/wrangler.toml has no main or compatibility_date');
+  return { dir, main, date };
+}
+
+/** Runs the checks; resolves with { report, files } as the matrix wants. */
+export async function runWorkerdRelay(root) {
+  const example = await makeExample(root);
+  const upstream = await startUpstream();
+  const out = path.join(example.dir, 'out');
+  let mf;
+  let logged = '';
+  try {
+    await mkdir(out);
+    const files = await bundle('workerd', `./${example.main}`, out, example.dir);
+    const options = (port) => ({
+      modules: true,
+      scriptPath: path.join(out, example.main),
+      modulesRoot: out,
+      modulesRules: [
+        { type: 'ESModule', include: ['**/*.js'] },
+        { type: 'CompiledWasm', include: ['**/*.wasm'] },
+      ],
+      compatibilityDate: example.date,
+      bindings: { UPSTREAM: `127.0.0.1:${port}`, VALIDATE: 'json', CONNECT_TIMEOUT: '5' },
+      host: '127.0.0.1',
+      port: 0,
+      // The Worker's console.log lines (its structured log) come out of workerd's stdout.
+      handleRuntimeStdio(stdout, stderr) {
+        stdout.on('data', (d) => {
+          logged += d;
+        });
+        stderr.on('data', () => {});
+      },
+    });
+    mf = new Miniflare(options(/** @type {net.AddressInfo} */ (upstream.address()).port));
+    const url = await mf.ready;
+
+    const failures = [];
+    let checks = 0;
+    const check = (ok, what) => {
+      checks++;
+      if (!ok) failures.push(what);
+    };
+    const backends = new Set();
+    for (const [name, s] of Object.entries(SCENARIOS)) {
+      const ws = await overWebSocket(url, name);
+      backends.add(ws.backend);
+      check(ws.bytes.equals(s.want), `websocket ${name}: got ${ws.bytes.toString('hex')}, want ${s.want.toString('hex')}`);
+      check(ws.code === s.close, `websocket ${name}: closed ${ws.code}, want ${s.close}`);
+      if (s.reason) {
+        let reason = null;
+        try {
+          reason = JSON.parse(ws.reason);
+        } catch {}
+        const fits = reason && Object.entries(s.reason).every(([k, v]) => reason[k] === v);
+        check(fits, `websocket ${name}: close reason '${ws.reason}', want ${JSON.stringify(s.reason)}`);
+      }
+      const http = await overHttp(url, name);
+      backends.add(http.backend);
+      check(http.status === 200 && http.type === 'application/octet-stream', `http ${name}: ${http.status} ${http.type}`);
+      check(http.bytes.equals(s.want), `http ${name}: got ${http.bytes.toString('hex')}, want ${s.want.toString('hex')}`);
+    }
+    // The Worker's log: the broken frame is one warn line naming its channel, twice (once per transport).
+    const lines = logged
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l));
+    const frameErrors = lines.filter((l) => l.event === 'fault' && l.reason === 'frame-error' && l.channel === 2 && l.level === 'warn');
+    check(frameErrors.length === 2, `the Worker logged ${frameErrors.length} frame-error lines, want 2: ${logged.slice(0, 300)}`);
+    check(lines.filter((l) => l.event === 'close').length === 2 * Object.keys(SCENARIOS).length, 'the Worker logged a close line per exchange');
+
+    // An upstream that refuses: 502, the fault as JSON, before anything is relayed.
+    await mf.setOptions(options(await closedPort()));
+    const refusedUrl = await mf.ready;
+    const refused = await fetch(refusedUrl, { method: 'POST', body: 'valid\n' });
+    const fault = await refused.json().catch(() => null);
+    check(refused.status === 502 && fault?.reason === 'upstream-error', `refused upstream: ${refused.status} ${JSON.stringify(fault)}`);
+
+    const backend = backends.size === 1 ? [...backends][0] : `several: ${[...backends].join(', ')}`;
+    return { report: { backend, checks, failed: failures.length, failures }, files };
+  } finally {
+    await mf?.dispose();
+    await new Promise((resolve) => upstream.close(() => resolve(null)));
+    await rm(example.dir, { recursive: true, force: true });
+  }
+}
