@@ -18,8 +18,11 @@
 //
 // `isBase64` takes the string JSON.parse built. `isBase64Bytes` takes the
 // bytes between a JSON string's quotes, escapes and all, so that a judge
-// working on the frame's bytes (and, later, the wasm core) gives the same
-// verdict without building the string.
+// working on the frame's bytes gives the same verdict without building the
+// string. The WebAssembly core has both again (assembly/base64.ts, in SIMD),
+// and a codec whose backend has it lends it to the judges for long strings
+// (swapBase64Check here, and the byte judge's StringKit): same verdicts,
+// test/base64.test.ts holds every path to them.
 
 // Character classes. A table of 2^16 entries answers every UTF-16 unit with
 // one load and no range test; 0, the fill, is "refused", so any unit outside
@@ -92,8 +95,30 @@ function accepts(n: number, pad: number): boolean {
   return pad === 0 ? n % 4 !== 1 : pad <= 2 && (n + pad) % 4 === 0;
 }
 
-/** Whether atob accepts `s` (see the rule above). */
+/** Strings this long or longer go to the backend's check, while a codec lends one (swapBase64Check). */
+export const LONG_STRING = 256;
+
+/** A backend's check for long strings, in force while a codec judges with that backend. */
+let longCheck: ((s: string) => boolean) | undefined;
+
+/**
+ * Puts `check` in force for long strings (the compiled judges call
+ * isBase64 with no way to pass it), and returns the check it replaces, for
+ * the caller to put back when its judging is done.
+ */
+export function swapBase64Check(check: ((s: string) => boolean) | undefined): ((s: string) => boolean) | undefined {
+  const outer = longCheck;
+  longCheck = check;
+  return outer;
+}
+
+/** Whether atob accepts `s` (see the rule above): the check in force for a long string, else isBase64Js. */
 export function isBase64(s: string): boolean {
+  return s.length >= LONG_STRING && longCheck !== undefined ? longCheck(s) : isBase64Js(s);
+}
+
+/** Whether atob accepts `s`, in JS whatever check is in force. */
+export function isBase64Js(s: string): boolean {
   const length = s.length;
   let i = 0;
   let spaces = 0;
@@ -132,9 +157,12 @@ for (let d = 0; d < 16; d++) {
 
 /**
  * Whether atob accepts the string whose JSON text is b[start, end): the
- * bytes between its quotes, valid JSON string content (the backend checked
- * it). An escape stands for the character it names: `\/` is '/', `\n` and
- * `\t` are whitespace, `\u0041` is 'A'.
+ * bytes between its quotes, escapes and all. An escape stands for the
+ * character it names: `\/` is '/', `\n` and `\t` are whitespace, `\u0041`
+ * is 'A'. An escape cut short by `end`, or a \u without four hex digits,
+ * is refused (rule 4.1 refuses both, so accepted text has none).
+ * assembly/base64.ts is the same function in the core: change one, change
+ * the other.
  */
 export function isBase64Bytes(b: Uint8Array, start: number, end: number): boolean {
   let i = start;
@@ -154,16 +182,22 @@ export function isBase64Bytes(b: Uint8Array, start: number, end: number): boolea
     }
     let c = b[i++];
     if (c === 0x5c) {
-      const e = b[i++];
+      const e = i < end ? b[i++] : -1;
       if (e === 0x2f) c = 0x2f;
       else if (e === 0x6e) c = 0x0a;
       else if (e === 0x72) c = 0x0d;
       else if (e === 0x74) c = 0x09;
       else if (e === 0x66) c = 0x0c;
       else if (e === 0x75) {
-        c = (HEX[b[i]] << 12) | (HEX[b[i + 1]] << 8) | (HEX[b[i + 2]] << 4) | HEX[b[i + 3]];
+        if (i + 4 > end) return false;
+        const d0 = HEX[b[i]];
+        const d1 = HEX[b[i + 1]];
+        const d2 = HEX[b[i + 2]];
+        const d3 = HEX[b[i + 3]];
+        if ((d0 | d1 | d2 | d3) < 0) return false;
+        c = (d0 << 12) | (d1 << 8) | (d2 << 4) | d3;
         i += 4;
-      } else return false; // \" \\ \b: not base64 characters
+      } else return false; // \" \\ \b: not base64 characters, and an escape cut short
     }
     const kind = CLASS[c & 0xffff];
     if (kind === ALPHABET) {

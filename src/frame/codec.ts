@@ -19,7 +19,18 @@ import type { Fault } from '../wire/fault.js';
 import { defaultBackend } from '../backend/default.js';
 import { locate } from '../contract/locate.js';
 import { judgeBytes, SMALL } from '../contract/judge-bytes.js';
-import { codeRange, compiledJudge, ErrorObjectSchema, faultOf, judge, judgeError, judgeWith, type SchemaFault } from '../contract/schema.js';
+import {
+  codeRange,
+  compiledJudge,
+  ErrorObjectSchema,
+  faultOf,
+  judge,
+  judgeError,
+  judgeWith,
+  reachesBase64,
+  type SchemaFault,
+} from '../contract/schema.js';
+import { swapBase64Check } from '../contract/base64.js';
 import { writeFrame } from '../contract/body-writer.js';
 import { EncodeError } from '../contract/encode-rules.js';
 import { registerBuild } from './build.js';
@@ -50,22 +61,37 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
   const errorNode = compiledJudge(ErrorObjectSchema);
   const judgeResult = (value: unknown) => (resultNode ? judgeWith(resultNode, schema, value) : judge(schema, value));
   const judgeErrorObject = (value: unknown) => (errorNode ? (judgeWith(errorNode, ErrorObjectSchema, value) ?? codeRange(value)) : judgeError(value));
+  // Whether a result can hold a blob, whose base64 check the backend may take (an error object holds none).
+  const resultBlobs = resultNode !== undefined && reachesBase64(resultNode);
+
+  /** The result judge, with the backend's base64 check for long strings in force while it runs. */
+  function judgeResultWith(value: unknown): SchemaFault | null {
+    const strings = use().strings;
+    if (strings === undefined) return judgeResult(value);
+    const outer = swapBase64Check(strings.base64String);
+    try {
+      return judgeResult(value);
+    } finally {
+      swapBase64Check(outer);
+    }
+  }
 
   function build(payload: Uint8Array, fault: Fault | null): Frame<R> | FrameError {
     if (fault) return toFrameError(fault, payload);
-    const node = payload[0] === TAG_RESULT ? resultNode : errorNode;
+    const tag = payload[0];
+    const node = tag === TAG_RESULT ? resultNode : errorNode;
     // A large body is judged on its bytes before any value is built (src/contract/judge-bytes.ts).
     if (node !== undefined && payload.length - 1 > SMALL) {
-      const bad = judgeBytes(node, payload, 1, payload.length);
+      const bad = judgeBytes(node, payload, 1, payload.length, { strings: use().strings });
       if (bad) return schemaError(faultOf(bad), payload);
       const value: unknown = JSON.parse(decoder.decode(payload.subarray(1)));
-      if (payload[0] === TAG_RESULT) return { kind: 'result', result: value as R };
+      if (tag === TAG_RESULT) return { kind: 'result', result: value as R };
       const range = codeRange(value);
       return range ? schemaError(range, payload) : { kind: 'error', error: value as ErrorObject };
     }
     const value: unknown = JSON.parse(decoder.decode(payload.subarray(1)));
-    if (payload[0] === TAG_RESULT) {
-      const bad = judgeResult(value);
+    if (tag === TAG_RESULT) {
+      const bad = resultBlobs ? judgeResultWith(value) : judgeResult(value);
       return bad ? schemaError(bad, payload) : { kind: 'result', result: value as R };
     }
     const bad = judgeErrorObject(value);
@@ -73,7 +99,10 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
   }
 
   function tryDecode(payload: Uint8Array): Frame<R> | FrameError {
-    return build(payload, use().verifyFrame(payload));
+    const backend = use();
+    // A body the byte judge walks is walked where the backend holds it, so that its strings are read there.
+    if (backend.verifyHeld !== undefined && payload.length - 1 > SMALL) return backend.verifyHeld(payload, build);
+    return build(payload, backend.verifyFrame(payload));
   }
 
   function encode(frame: Frame<R>): Uint8Array {
