@@ -18,7 +18,7 @@ import type { Backend } from '../backend/backend.js';
 import type { Fault } from '../wire/fault.js';
 import { defaultBackend } from '../backend/default.js';
 import { locate } from '../contract/locate.js';
-import { judgeBytes, SMALL } from '../contract/judge-bytes.js';
+import { acceptsBytes, judgeBytes, SMALL } from '../contract/judge-bytes.js';
 import {
   codeRange,
   compiledJudge,
@@ -80,9 +80,11 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
     if (fault) return toFrameError(fault, payload);
     const tag = payload[0];
     const node = tag === TAG_RESULT ? resultNode : errorNode;
-    // A large body is judged on its bytes before any value is built (src/contract/judge-bytes.ts).
+    // A large body is judged on its bytes before any value is built (src/contract/judge-bytes.ts):
+    // the verdict in one pass, and the exact walk only when that refuses.
     if (node !== undefined && payload.length - 1 > SMALL) {
-      const bad = judgeBytes(node, payload, 1, payload.length, { strings: use().strings });
+      const strings = use().strings;
+      const bad = acceptsBytes(node, payload, 1, payload.length, { strings }) ? undefined : judgeBytes(node, payload, 1, payload.length, { strings });
       if (bad) return schemaError(faultOf(bad), payload);
       const value: unknown = JSON.parse(decoder.decode(payload.subarray(1)));
       if (tag === TAG_RESULT) return { kind: 'result', result: value as R };
@@ -96,6 +98,16 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
     }
     const bad = judgeErrorObject(value);
     return bad ? schemaError(bad, payload) : { kind: 'error', error: value as ErrorObject };
+  }
+
+  /** build's verdict on a frame the backend accepted, building no value for a result the byte verdict accepts. */
+  function judgeOnly(payload: Uint8Array): FrameError | null {
+    if (payload[0] === TAG_RESULT && resultNode !== undefined && acceptsBytes(resultNode, payload, 1, payload.length, { strings: use().strings })) {
+      return null;
+    }
+    // An error object (its code's range needs the value), a codec with no compiled judge, or a refusal: build decides, and names the fault.
+    const frame = build(payload, null);
+    return frame instanceof FrameError ? frame : null;
   }
 
   function tryDecode(payload: Uint8Array): Frame<R> | FrameError {
@@ -150,7 +162,7 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
     },
     withBackend: (other) => defineCodec<R>(spec, other),
   };
-  registerBuild(codec, build);
+  registerBuild(codec, build, judgeOnly);
   return codec;
 }
 
