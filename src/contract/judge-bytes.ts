@@ -82,6 +82,17 @@ function skipString(b: Uint8Array, i: number): number {
     if (x === QUOTE) return j + 1;
     if (x === BACKSLASH) j++;
   }
+  if (longEnds.size !== 0) {
+    const known = longEnds.get(i);
+    if (known !== undefined) return known;
+  }
+  const e = longStringEnd(b, j);
+  if (remember && e - i >= KEEP) longEnds.set(i, e);
+  return e;
+}
+
+/** The end of a string read up to j (a character boundary in it): by the backend's kit, or by indexOf. */
+function longStringEnd(b: Uint8Array, j: number): number {
   if (kit !== undefined) {
     const e = kit.stringEnd(b, j);
     if (e >= 0) return e;
@@ -92,6 +103,15 @@ function skipString(b: Uint8Array, i: number): number {
     if ((q - 1 - k) % 2 === 0) return q + 1;
   }
 }
+
+/**
+ * The ends of strings of KEEP bytes or more met in the verdict under way,
+ * by start, while `remember` is set (acceptsBytes): a union reads a long
+ * string once for each option it tries (a blob item is first tried as a
+ * text item, which steps over the blob as a member it does not know).
+ */
+const longEnds = new Map<number, number>();
+let remember = false;
 
 /** The offset just past the number or literal that starts at i. */
 function skipScalar(b: Uint8Array, i: number): number {
@@ -1087,10 +1107,13 @@ export function acceptsBytes(
   const plan = planOf(node, options.nodes ?? NODES);
   const outer = kit;
   kit = options.strings;
+  remember = true;
   try {
     const e = accepts(plan, b, skipWhitespace(b, start));
     return e >= 0 && skipWhitespace(b, e) >= end;
   } finally {
     kit = outer;
+    remember = false;
+    longEnds.clear();
   }
 }

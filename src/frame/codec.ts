@@ -76,7 +76,14 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
     }
   }
 
-  function build(payload: Uint8Array, fault: Fault | null): Frame<R> | FrameError {
+  /**
+   * The frame in `payload`, whose bytes the backend checked (`fault`).
+   * `held`, when given, is the same bytes where the backend holds them,
+   * which the byte judge reads (its kit reads them in place); the value is
+   * built from `payload`, since TextDecoder reads a JS buffer faster than a
+   * view of WebAssembly memory (about 15% on 1 MiB here).
+   */
+  function build(payload: Uint8Array, fault: Fault | null, held: Uint8Array = payload): Frame<R> | FrameError {
     if (fault) return toFrameError(fault, payload);
     const tag = payload[0];
     const node = tag === TAG_RESULT ? resultNode : errorNode;
@@ -84,7 +91,7 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
     // the verdict in one pass, and the exact walk only when that refuses.
     if (node !== undefined && payload.length - 1 > SMALL) {
       const strings = use().strings;
-      const bad = acceptsBytes(node, payload, 1, payload.length, { strings }) ? undefined : judgeBytes(node, payload, 1, payload.length, { strings });
+      const bad = acceptsBytes(node, held, 1, held.length, { strings }) ? undefined : judgeBytes(node, held, 1, held.length, { strings });
       if (bad) return schemaError(faultOf(bad), payload);
       const value: unknown = JSON.parse(decoder.decode(payload.subarray(1)));
       if (tag === TAG_RESULT) return { kind: 'result', result: value as R };
@@ -113,7 +120,8 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
   function tryDecode(payload: Uint8Array): Frame<R> | FrameError {
     const backend = use();
     // A body the byte judge walks is walked where the backend holds it, so that its strings are read there.
-    if (backend.verifyHeld !== undefined && payload.length - 1 > SMALL) return backend.verifyHeld(payload, build);
+    if (backend.verifyHeld !== undefined && payload.length - 1 > SMALL)
+      return backend.verifyHeld(payload, (held, fault) => build(payload, fault, held));
     return build(payload, backend.verifyFrame(payload));
   }
 
@@ -162,7 +170,7 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
     },
     withBackend: (other) => defineCodec<R>(spec, other),
   };
-  registerBuild(codec, build, judgeOnly);
+  registerBuild(codec, (payload, fault) => build(payload, fault), judgeOnly);
   return codec;
 }
 
