@@ -82,7 +82,7 @@ const CLASS: usize = memory.data<u8>([
 }
 
 /** The first position at or after p, before end, whose byte is not of the alphabet; end when there is none. */
-function alphabetRun(p: usize, end: usize): usize {
+export function alphabetRun(p: usize, end: usize): usize {
   if (ASC_FEATURE_SIMD) {
     // PERF NOTES: 64 bytes a turn while all are alphabet: four classifications,
     // their AND, one all_true. A block with anything else goes to the 16-byte

@@ -15,7 +15,7 @@
 import { verifyFrame as verifyFrameAt, frameFaultOffset } from './frame';
 import { scanRecords as scanRecordsAt, table, stop, TABLE_CAPACITY, ENTRY_FIELDS } from './records';
 import { textValid } from './text-simd';
-import { base64Valid } from './base64';
+import { alphabetRun, base64Valid } from './base64';
 import { stringEnd as stringEndAt } from './string-end';
 
 /** The first byte JS may use as scratch. */
@@ -89,4 +89,14 @@ export function checkBase64(ptr: usize, length: usize, json: bool): i32 {
 export function stringEnd(ptr: usize, length: usize): i32 {
   const at = stringEndAt(ptr, ptr + length);
   return at == 0 ? -1 : <i32>(at - ptr);
+}
+
+/**
+ * The offset, from ptr, of the first byte of [ptr, ptr + length) that is
+ * not of the base64 alphabet (A-Z a-z 0-9 + /); length when all are. A
+ * blob is one such run up to its padding or its closing quote, so the byte
+ * judge finds a blob's end and its verdict in this one pass.
+ */
+export function base64Run(ptr: usize, length: usize): i32 {
+  return <i32>(alphabetRun(ptr, ptr + length) - ptr);
 }

@@ -6,7 +6,7 @@ import { describe, expect, test } from 'vitest';
 import type { Backend } from '../src/backend/backend.js';
 import { jsBackend } from '../src/backend/js.js';
 import { coreHolding } from '../src/backend/wasm/instance.js';
-import { isBase64, isBase64Bytes, isBase64Js, LONG_STRING, swapBase64Check } from '../src/contract/base64.js';
+import { alphabetRunJs, isBase64, isBase64Bytes, isBase64Js, LONG_STRING, swapBase64Check } from '../src/contract/base64.js';
 import type { StringKit } from '../src/contract/string-kit.js';
 import { readResource } from '../src/frame/endpoints.js';
 import { FrameError } from '../src/frame/frame-error.js';
@@ -39,6 +39,7 @@ const JS_KIT: StringKit = {
   base64Bytes: isBase64Bytes,
   base64String: isBase64Js,
   stringEnd: () => -1,
+  alphabetRun: () => -1,
 };
 
 /** The kit a backend lends the judges: the core's for wasm (which must have one), the JS path for js. */
@@ -230,6 +231,29 @@ describe.each(BACKEND_ROWS)('%s: the base64 rule', (_name, backend) => {
   });
 });
 
+describe.each(BACKEND_ROWS)('%s: runs of the alphabet, read where the backend holds them', (_name, backend) => {
+  const kit = kitOf(backend);
+  const wasm = backend.name !== 'js';
+
+  test(`every byte value after runs of every length to 200, at every alignment (seed ${SEED})`, () => {
+    const alphabet = encoder.encode('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/');
+    fc.assert(
+      fc.property(fc.nat(200), fc.nat(255), fc.nat(15), fc.nat(20), (n, byte, shift, more) => {
+        const text = new Uint8Array(shift + n + 1 + more).fill(0x41);
+        for (let k = 0; k < n; k++) text[shift + k] = alphabet[(k * 11 + byte) % 64];
+        text[shift + n] = byte;
+        held(backend, text, (view) => {
+          const want = alphabetRunJs(view, 1 + shift);
+          expect(want).toBe(alphabet.includes(byte) ? view.length : 1 + shift + n);
+          expect(kit.alphabetRun(view, 1 + shift)).toBe(wasm ? want : -1);
+        });
+      }),
+      { seed: SEED, numRuns: 3000 },
+    );
+    expect(kit.alphabetRun(encoder.encode('QUJD'), 0)).toBe(-1);
+  });
+});
+
 describe.each(BACKEND_ROWS)('%s: where a string ends, read where the backend holds it', (_name, backend) => {
   const kit = kitOf(backend);
   const wasm = backend.name !== 'js';
@@ -284,7 +308,7 @@ describe("typed decode of blob frames: every backend gives the JS path's answer"
 
   /** A read result with one blob, and some around it, in a frame; `size` pads the blob past the byte judge's threshold. */
   const blobFrame = fc
-    .tuple(candidate, fc.array(fc.boolean(), { minLength: 1, maxLength: 3 }), fc.constantFrom(0, 0, 70_000), fc.boolean())
+    .tuple(candidate, fc.array(fc.boolean(), { minLength: 1, maxLength: 3 }), fc.constantFrom(0, 0, 8_000, 70_000), fc.boolean())
     .map(([s, escapes, size, text]) => {
       const blob = size ? `${Buffer.alloc((size * 3) / 4, 7).toString('base64')}${s}` : s;
       const body = jsonString(blob, escapes);

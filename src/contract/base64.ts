@@ -90,6 +90,37 @@ function alphabetRunOfString(s: string, i: number): number {
   return length;
 }
 
+/** Whether b[start, end) holds a run of at least `length` bytes of the alphabet: a sign that a blob is there. */
+export function hasAlphabetRun(b: Uint8Array, start: number, end: number, length: number): boolean {
+  let run = 0;
+  for (let i = start; i < end; i++) {
+    if (CLASS[b[i]] !== ALPHABET) run = 0;
+    else if (++run >= length) return true;
+  }
+  return false;
+}
+
+/** The first offset at or after `from` in b whose byte is not of the alphabet (b.length when none is): what a kit's alphabetRun answers. */
+export function alphabetRunJs(b: Uint8Array, from: number): number {
+  let i = from;
+  while (i < b.length && CLASS[b[i]] === ALPHABET) i++;
+  return i;
+}
+
+/**
+ * The verdict on a JSON string whose content is a run of the alphabet from
+ * `start` to `run`, then only '=' up to its closing quote: its end (just
+ * past the quote) when atob accepts it, -1 when it refuses it; -2 when the
+ * content goes on otherwise after the run (whitespace, an escape, any other
+ * byte), and isBase64Bytes must read it.
+ */
+export function base64AfterRun(b: Uint8Array, start: number, run: number): number {
+  let k = run;
+  while (b[k] === 0x3d) k++;
+  if (b[k] !== 0x22) return -2;
+  return accepts(run - start, k - run) ? k + 1 : -1;
+}
+
 /** The verdict once the data ends: `n` alphabet characters, then `pad` '=' (whitespace aside). */
 function accepts(n: number, pad: number): boolean {
   return pad === 0 ? n % 4 !== 1 : pad <= 2 && (n + pad) % 4 === 0;

@@ -38,7 +38,7 @@
 // most `small` bytes (smallFor: an eighth of the body), whose value JSON.parse
 // builds in at most about 22 bytes per byte. The walk is linear in the body.
 
-import { isBase64Bytes, LONG_STRING } from './base64.js';
+import { base64AfterRun, isBase64Bytes, LONG_STRING } from './base64.js';
 import { NODES } from './generated/judges.js';
 import { customFault, type Fault, merge, nonoptional, pickUnion, prefix, type ZodNode } from './judge-kit.js';
 import type { JudgeNode } from './judge-node.js';
@@ -77,24 +77,47 @@ function skipString(b: Uint8Array, i: number): number {
   // every 60 bytes 1.0 ms, against 1.7 and 2.0 ms for a byte loop; reading
   // 32-bit words (as base64.ts does) did no better than indexOf.
   let j = i + 1;
+  let spaced = false;
   for (const stop = Math.min(j + 32, b.length); j < stop; j++) {
     const x = b[j];
     if (x === QUOTE) return j + 1;
     if (x === BACKSLASH) j++;
+    else if (x === 0x20) spaced = true;
   }
   if (longEnds.size !== 0) {
     const known = longEnds.get(i);
     if (known !== undefined) return known;
   }
-  const e = longStringEnd(b, j);
+  const e = longStringEnd(b, i, j, spaced);
   if (remember && e - i >= KEEP) longEnds.set(i, e);
   return e;
 }
 
-/** The end of a string read up to j (a character boundary in it): by the backend's kit, or by indexOf. */
-function longStringEnd(b: Uint8Array, j: number): number {
+/**
+ * The end of the string whose opening quote is at i, read up to j (a
+ * character boundary in it): by the backend's kit, or by indexOf. A string
+ * with no space in its first bytes may be a blob: the kit's alphabet run
+ * goes first, and when the string is that run and its padding, the run
+ * gives both its end and, for the verdict under way, its base64 verdict,
+ * in one pass.
+ */
+function longStringEnd(b: Uint8Array, i: number, j: number, spaced: boolean): number {
   if (kit !== undefined) {
-    const e = kit.stringEnd(b, j);
+    let from = j;
+    if (!spaced) {
+      const run = kit.alphabetRun(b, i + 1);
+      if (run >= 0) {
+        const verdict = base64AfterRun(b, i + 1, run);
+        if (verdict !== -2) {
+          const end = verdict >= 0 ? verdict : skipPadding(b, run);
+          if (remember) blobVerdicts.set(i, verdict >= 0);
+          return end;
+        }
+        // All before the run's end is alphabet: a character boundary outside any escape.
+        from = Math.max(run, j);
+      }
+    }
+    const e = kit.stringEnd(b, from);
     if (e >= 0) return e;
   }
   for (let q = b.indexOf(QUOTE, j); ; q = b.indexOf(QUOTE, q + 1)) {
@@ -112,6 +135,15 @@ function longStringEnd(b: Uint8Array, j: number): number {
  */
 const longEnds = new Map<number, number>();
 let remember = false;
+/** The base64 verdicts of long strings whose alphabet run found their end, by start, while `remember` is set. */
+const blobVerdicts = new Map<number, boolean>();
+
+/** Just past the closing quote of a string whose content, from `run` on, is only '=' (base64AfterRun said so). */
+function skipPadding(b: Uint8Array, run: number): number {
+  let k = run;
+  while (b[k] === 0x3d) k++;
+  return k + 1;
+}
 
 /** The offset just past the number or literal that starts at i. */
 function skipScalar(b: Uint8Array, i: number): number {
@@ -976,7 +1008,10 @@ function accepts(plan: Plan, b: Uint8Array, i: number): number {
     case BASE64: {
       if (c !== QUOTE) return -1;
       const e = skipString(b, i);
-      const ok = kit !== undefined && e - i >= LONG_STRING ? kit.base64Bytes(b, i + 1, e - 1) : isBase64Bytes(b, i + 1, e - 1);
+      // A blob's alphabet run may have given its verdict already, on the way to its end.
+      const known = blobVerdicts.size !== 0 ? blobVerdicts.get(i) : undefined;
+      const ok =
+        known !== undefined ? known : kit !== undefined && e - i >= LONG_STRING ? kit.base64Bytes(b, i + 1, e - 1) : isBase64Bytes(b, i + 1, e - 1);
       return ok ? e : -1;
     }
     default: {
@@ -1115,5 +1150,6 @@ export function acceptsBytes(
     kit = outer;
     remember = false;
     longEnds.clear();
+    blobVerdicts.clear();
   }
 }

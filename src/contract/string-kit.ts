@@ -19,4 +19,10 @@ export interface StringKit {
    * `bytes` where they lie, and the caller scans them itself.
    */
   stringEnd(bytes: Uint8Array, from: number): number;
+  /**
+   * The offset of the first byte at or after `from` that is not of the
+   * base64 alphabet (bytes.length when none is); -1 when this kit cannot
+   * read `bytes` where they lie.
+   */
+  alphabetRun(bytes: Uint8Array, from: number): number;
 }

@@ -270,6 +270,10 @@ function coreStrings(pool: CorePool): StringKit {
       const at = held.exports.stringEnd(bytes.byteOffset + from, bytes.length - from);
       return at < 0 ? -1 : from + at;
     },
+    alphabetRun(bytes, from) {
+      const held = coreHolding(bytes);
+      return held ? from + held.exports.base64Run(bytes.byteOffset + from, bytes.length - from) : -1;
+    },
   };
 }
 

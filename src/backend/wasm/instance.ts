@@ -13,6 +13,7 @@ export interface CoreExports {
   readonly memory: WebAssembly.Memory;
   checkBase64(ptr: number, length: number, json: number): number;
   stringEnd(ptr: number, length: number): number;
+  base64Run(ptr: number, length: number): number;
   scratch(): number;
   recordTable(): number;
   stopBlock(): number;
