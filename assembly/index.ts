@@ -15,6 +15,8 @@
 import { verifyFrame as verifyFrameAt, frameFaultOffset } from './frame';
 import { scanRecords as scanRecordsAt, table, stop, TABLE_CAPACITY, ENTRY_FIELDS } from './records';
 import { textValid } from './text-simd';
+import { alphabetRun, base64Valid } from './base64';
+import { stringEnd as stringEndAt } from './string-end';
 
 /** The first byte JS may use as scratch. */
 export function scratch(): usize {
@@ -66,4 +68,35 @@ export function stagedVerdict(ptr: usize, length: usize): i32 {
   if (!ASC_FEATURE_SIMD) return -1;
   if (length == 0) return 0;
   return textValid(ptr + 1, ptr + length) ? 1 : 0;
+}
+
+/**
+ * Whether atob accepts the string [ptr, ptr + length): 1 or 0. With `json`
+ * 1 the bytes are a JSON string's content (between its quotes, escapes and
+ * all), with the verdict of src/contract/base64.ts isBase64Bytes on every
+ * input; with `json` 0 they are the string itself, as UTF-8, and a
+ * backslash is only a byte atob refuses.
+ */
+export function checkBase64(ptr: usize, length: usize, json: bool): i32 {
+  return base64Valid(ptr, ptr + length, json) ? 1 : 0;
+}
+
+/**
+ * The offset, from ptr, just past the quote that ends the JSON string the
+ * text [ptr, ptr + length) starts inside (at a character boundary); -1 when
+ * none ends it there. See ./string-end.
+ */
+export function stringEnd(ptr: usize, length: usize): i32 {
+  const at = stringEndAt(ptr, ptr + length);
+  return at == 0 ? -1 : <i32>(at - ptr);
+}
+
+/**
+ * The offset, from ptr, of the first byte of [ptr, ptr + length) that is
+ * not of the base64 alphabet (A-Z a-z 0-9 + /); length when all are. A
+ * blob is one such run up to its padding or its closing quote, so the byte
+ * judge finds a blob's end and its verdict in this one pass.
+ */
+export function base64Run(ptr: usize, length: usize): i32 {
+  return <i32>(alphabetRun(ptr, ptr + length) - ptr);
 }

@@ -3,11 +3,13 @@
 // A backend answers two questions about bytes without building JS values:
 // is this payload a frame whose body is strict JSON text (verifyFrame), and
 // where are the records in these bytes (its scan kernel, which the one
-// record reader of src/records/reader.ts drives). Everything that builds
+// record reader of src/records/reader.ts drives). It may also answer, for
+// the judges, the SDK's base64 rule and where a long string ends (strings). Everything that builds
 // values (JSON.parse, the SDK schema) is shared TypeScript on top, so the
 // backends can differ only where the differential test looks.
 
 import type { Fault } from '../wire/fault.js';
+import type { StringKit } from '../contract/string-kit.js';
 import type { ReaderLimits, RecordReader, RecordSink, ScanKernel } from '../records/reader.js';
 
 export type BackendName = 'js' | 'wasm-simd' | 'wasm-scalar';
@@ -20,4 +22,16 @@ export interface Backend {
   createKernel(): ScanKernel;
   /** A reader for one record stream over this backend's kernel, reporting to `sink`. */
   createReader(limits: ReaderLimits, sink: RecordSink): RecordReader;
+  /**
+   * Optional: what this backend does for the judges about strings (base64,
+   * long strings' ends), with the JS answers. Absent: the judges do it in JS.
+   */
+  readonly strings?: StringKit;
+  /**
+   * Optional: verifyFrame, then `then(view, fault)` while this backend
+   * still holds the payload, `view` being the payload where it holds it
+   * (for the core, its memory), so that `strings` reads it there without a
+   * copy. `view` is valid only until `then` returns.
+   */
+  verifyHeld?<T>(payload: Uint8Array, then: (view: Uint8Array, fault: Fault | null) => T): T;
 }

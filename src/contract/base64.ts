@@ -18,8 +18,11 @@
 //
 // `isBase64` takes the string JSON.parse built. `isBase64Bytes` takes the
 // bytes between a JSON string's quotes, escapes and all, so that a judge
-// working on the frame's bytes (and, later, the wasm core) gives the same
-// verdict without building the string.
+// working on the frame's bytes gives the same verdict without building the
+// string. The WebAssembly core has both again (assembly/base64.ts, in SIMD),
+// and a codec whose backend has it lends it to the judges for long strings
+// (swapBase64Check here, and the byte judge's StringKit): same verdicts,
+// test/base64.test.ts holds every path to them.
 
 // Character classes. A table of 2^16 entries answers every UTF-16 unit with
 // one load and no range test; 0, the fill, is "refused", so any unit outside
@@ -87,13 +90,66 @@ function alphabetRunOfString(s: string, i: number): number {
   return length;
 }
 
+/** Whether b[start, end) holds a run of at least `length` bytes of the alphabet: a sign that a blob is there. */
+export function hasAlphabetRun(b: Uint8Array, start: number, end: number, length: number): boolean {
+  let run = 0;
+  for (let i = start; i < end; i++) {
+    if (CLASS[b[i]] !== ALPHABET) run = 0;
+    else if (++run >= length) return true;
+  }
+  return false;
+}
+
+/** The first offset at or after `from` in b whose byte is not of the alphabet (b.length when none is): what a kit's alphabetRun answers. */
+export function alphabetRunJs(b: Uint8Array, from: number): number {
+  let i = from;
+  while (i < b.length && CLASS[b[i]] === ALPHABET) i++;
+  return i;
+}
+
+/**
+ * The verdict on a JSON string whose content is a run of the alphabet from
+ * `start` to `run`, then only '=' up to its closing quote: its end (just
+ * past the quote) when atob accepts it, -1 when it refuses it; -2 when the
+ * content goes on otherwise after the run (whitespace, an escape, any other
+ * byte), and isBase64Bytes must read it.
+ */
+export function base64AfterRun(b: Uint8Array, start: number, run: number): number {
+  let k = run;
+  while (b[k] === 0x3d) k++;
+  if (b[k] !== 0x22) return -2;
+  return accepts(run - start, k - run) ? k + 1 : -1;
+}
+
 /** The verdict once the data ends: `n` alphabet characters, then `pad` '=' (whitespace aside). */
 function accepts(n: number, pad: number): boolean {
   return pad === 0 ? n % 4 !== 1 : pad <= 2 && (n + pad) % 4 === 0;
 }
 
-/** Whether atob accepts `s` (see the rule above). */
+/** Strings this long or longer go to the backend's check, while a codec lends one (swapBase64Check). */
+export const LONG_STRING = 256;
+
+/** A backend's check for long strings, in force while a codec judges with that backend. */
+let longCheck: ((s: string) => boolean) | undefined;
+
+/**
+ * Puts `check` in force for long strings (the compiled judges call
+ * isBase64 with no way to pass it), and returns the check it replaces, for
+ * the caller to put back when its judging is done.
+ */
+export function swapBase64Check(check: ((s: string) => boolean) | undefined): ((s: string) => boolean) | undefined {
+  const outer = longCheck;
+  longCheck = check;
+  return outer;
+}
+
+/** Whether atob accepts `s` (see the rule above): the check in force for a long string, else isBase64Js. */
 export function isBase64(s: string): boolean {
+  return s.length >= LONG_STRING && longCheck !== undefined ? longCheck(s) : isBase64Js(s);
+}
+
+/** Whether atob accepts `s`, in JS whatever check is in force. */
+export function isBase64Js(s: string): boolean {
   const length = s.length;
   let i = 0;
   let spaces = 0;
@@ -132,9 +188,12 @@ for (let d = 0; d < 16; d++) {
 
 /**
  * Whether atob accepts the string whose JSON text is b[start, end): the
- * bytes between its quotes, valid JSON string content (the backend checked
- * it). An escape stands for the character it names: `\/` is '/', `\n` and
- * `\t` are whitespace, `\u0041` is 'A'.
+ * bytes between its quotes, escapes and all. An escape stands for the
+ * character it names: `\/` is '/', `\n` and `\t` are whitespace, `\u0041`
+ * is 'A'. An escape cut short by `end`, or a \u without four hex digits,
+ * is refused (rule 4.1 refuses both, so accepted text has none).
+ * assembly/base64.ts is the same function in the core: change one, change
+ * the other.
  */
 export function isBase64Bytes(b: Uint8Array, start: number, end: number): boolean {
   let i = start;
@@ -154,16 +213,22 @@ export function isBase64Bytes(b: Uint8Array, start: number, end: number): boolea
     }
     let c = b[i++];
     if (c === 0x5c) {
-      const e = b[i++];
+      const e = i < end ? b[i++] : -1;
       if (e === 0x2f) c = 0x2f;
       else if (e === 0x6e) c = 0x0a;
       else if (e === 0x72) c = 0x0d;
       else if (e === 0x74) c = 0x09;
       else if (e === 0x66) c = 0x0c;
       else if (e === 0x75) {
-        c = (HEX[b[i]] << 12) | (HEX[b[i + 1]] << 8) | (HEX[b[i + 2]] << 4) | HEX[b[i + 3]];
+        if (i + 4 > end) return false;
+        const d0 = HEX[b[i]];
+        const d1 = HEX[b[i + 1]];
+        const d2 = HEX[b[i + 2]];
+        const d3 = HEX[b[i + 3]];
+        if ((d0 | d1 | d2 | d3) < 0) return false;
+        c = (d0 << 12) | (d1 << 8) | (d2 << 4) | d3;
         i += 4;
-      } else return false; // \" \\ \b: not base64 characters
+      } else return false; // \" \\ \b: not base64 characters, and an escape cut short
     }
     const kind = CLASS[c & 0xffff];
     if (kind === ALPHABET) {

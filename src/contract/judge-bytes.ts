@@ -24,7 +24,8 @@
 //   in batches of up to `small` bytes;
 // - a union: each option walked in turn, and zod's choice among their
 //   faults (judge-kit.ts pickUnion);
-// - a string: by its first byte, or isBase64Bytes for a blob, unparsed;
+// - a string: by its first byte, or isBase64Bytes for a blob, unparsed
+//   (a long one by the backend's kit, when the codec lends one);
 // - a value of the wrong type: judged through a stand-in of its type (an
 //   empty array or object), since the issue depends on the type alone.
 //
@@ -37,10 +38,11 @@
 // most `small` bytes (smallFor: an eighth of the body), whose value JSON.parse
 // builds in at most about 22 bytes per byte. The walk is linear in the body.
 
-import { isBase64Bytes } from './base64.js';
+import { base64AfterRun, isBase64Bytes, LONG_STRING } from './base64.js';
 import { NODES } from './generated/judges.js';
 import { customFault, type Fault, merge, nonoptional, pickUnion, prefix, type ZodNode } from './judge-kit.js';
 import type { JudgeNode } from './judge-node.js';
+import type { StringKit } from './string-kit.js';
 
 /** Values up to this many bytes are parsed and judged as values. */
 export const SMALL = 64 * 1024;
@@ -60,26 +62,87 @@ function skipWhitespace(b: Uint8Array, i: number): number {
   return i;
 }
 
+/** The backend's kit for the walk under way (judgeBytes sets it), or undefined. */
+let kit: StringKit | undefined;
+
 /** The offset just past the string whose opening quote is at i. */
 function skipString(b: Uint8Array, i: number): number {
   // PERF NOTES: most strings are short (names, URIs), and a call to indexOf
-  // costs more than reading them: the first 32 bytes are read here. In a
-  // long string (a text, a blob) indexOf finds the next quote natively, and
-  // a quote is escaped exactly when an odd run of backslashes stands before
-  // it. Measured here on 1 MiB: a blob 0.46 ms, a text with an escaped quote
+  // costs more than reading them: the first 32 bytes are read here. A
+  // longer one goes to the backend's kit when there is one (the core finds
+  // the end in one SIMD pass where the bytes lie, at some 20 GB/s on base64).
+  // Without one, indexOf finds the next quote natively, and a quote is
+  // escaped exactly when an odd run of backslashes stands before it.
+  // Measured here on 1 MiB: a blob 0.46 ms, a text with an escaped quote
   // every 60 bytes 1.0 ms, against 1.7 and 2.0 ms for a byte loop; reading
   // 32-bit words (as base64.ts does) did no better than indexOf.
   let j = i + 1;
+  let spaced = false;
   for (const stop = Math.min(j + 32, b.length); j < stop; j++) {
     const x = b[j];
     if (x === QUOTE) return j + 1;
     if (x === BACKSLASH) j++;
+    else if (x === 0x20) spaced = true;
+  }
+  if (longEnds.size !== 0) {
+    const known = longEnds.get(i);
+    if (known !== undefined) return known;
+  }
+  const e = longStringEnd(b, i, j, spaced);
+  if (remember && e - i >= KEEP) longEnds.set(i, e);
+  return e;
+}
+
+/**
+ * The end of the string whose opening quote is at i, read up to j (a
+ * character boundary in it): by the backend's kit, or by indexOf. A string
+ * with no space in its first bytes may be a blob: the kit's alphabet run
+ * goes first, and when the string is that run and its padding, the run
+ * gives both its end and, for the verdict under way, its base64 verdict,
+ * in one pass.
+ */
+function longStringEnd(b: Uint8Array, i: number, j: number, spaced: boolean): number {
+  if (kit !== undefined) {
+    let from = j;
+    if (!spaced) {
+      const run = kit.alphabetRun(b, i + 1);
+      if (run >= 0) {
+        const verdict = base64AfterRun(b, i + 1, run);
+        if (verdict !== -2) {
+          const end = verdict >= 0 ? verdict : skipPadding(b, run);
+          if (remember) blobVerdicts.set(i, verdict >= 0);
+          return end;
+        }
+        // All before the run's end is alphabet: a character boundary outside any escape.
+        from = Math.max(run, j);
+      }
+    }
+    const e = kit.stringEnd(b, from);
+    if (e >= 0) return e;
   }
   for (let q = b.indexOf(QUOTE, j); ; q = b.indexOf(QUOTE, q + 1)) {
     let k = q - 1;
     while (b[k] === BACKSLASH) k--;
     if ((q - 1 - k) % 2 === 0) return q + 1;
   }
+}
+
+/**
+ * The ends of strings of KEEP bytes or more met in the verdict under way,
+ * by start, while `remember` is set (acceptsBytes): a union reads a long
+ * string once for each option it tries (a blob item is first tried as a
+ * text item, which steps over the blob as a member it does not know).
+ */
+const longEnds = new Map<number, number>();
+let remember = false;
+/** The base64 verdicts of long strings whose alphabet run found their end, by start, while `remember` is set. */
+const blobVerdicts = new Map<number, boolean>();
+
+/** Just past the closing quote of a string whose content, from `run` on, is only '=' (base64AfterRun said so). */
+function skipPadding(b: Uint8Array, run: number): number {
+  let k = run;
+  while (b[k] === 0x3d) k++;
+  return k + 1;
 }
 
 /** The offset just past the number or literal that starts at i. */
@@ -346,7 +409,7 @@ class Walk {
         break;
       case 'base64':
         if (c !== QUOTE) break;
-        if (isBase64Bytes(b, s + 1, e - 1)) return undefined;
+        if (kit !== undefined && e - s >= LONG_STRING ? kit.base64Bytes(b, s + 1, e - 1) : isBase64Bytes(b, s + 1, e - 1)) return undefined;
         return customFault((node.zod._zod.def.checks as ZodNode[])[0], node.zod, parseString(b, s, e));
     }
     if (e - s <= this.small) return byValue(node, b, s, e);
@@ -632,6 +695,8 @@ export interface ByteJudgeOptions {
   nodes?: readonly JudgeNode[];
   /** Values at least this long have their end kept (KEEP unless given). */
   keep?: number;
+  /** A backend's kit for long strings: their ends and their base64 check, where the bytes lie. */
+  strings?: StringKit;
 }
 
 /**
@@ -643,7 +708,13 @@ export function judgeBytes(node: JudgeNode, b: Uint8Array, start: number, end: n
   const s = skipWhitespace(b, start);
   let e = end;
   while (e > s && (b[e - 1] === 0x20 || b[e - 1] === 0x0a || b[e - 1] === 0x0d || b[e - 1] === 0x09)) e--;
-  return new Walk(b, options.small ?? smallFor(end - start), options.nodes ?? NODES, options.keep ?? KEEP).node(node, s, e);
+  const outer = kit;
+  kit = options.strings;
+  try {
+    return new Walk(b, options.small ?? smallFor(end - start), options.nodes ?? NODES, options.keep ?? KEEP).node(node, s, e);
+  } finally {
+    kit = outer;
+  }
 }
 
 /**
@@ -654,4 +725,432 @@ export function judgeBytes(node: JudgeNode, b: Uint8Array, start: number, end: n
  */
 export function smallFor(size: number): number {
   return Math.min(SMALL, Math.max(256, size >> 3));
+}
+
+// ---------------------------------------------------------------------------
+// The verdict alone, in one pass.
+//
+// What the relay's 'full' level needs of a frame, and what decoding needs
+// before it parses a large body, is first whether the compiled judges
+// accept the value, which nearly every frame does. acceptsBytes answers
+// that in one pass over the text, in document order, building nothing but
+// the scalars a leaf judges (a number, or a string a leaf checks beyond its
+// type). It may refuse a value the judges accept (a schema it does not
+// follow here), never the other way round: every refusal goes to the exact
+// path (the value judge, or judgeBytes above), which then names the first
+// fault, or accepts after all.
+//
+// Why document order is safe for the verdict: every member a schema knows
+// is judged wherever it stands, each time it stands there. When a name
+// repeats, JSON.parse keeps the last value; judging every one of them can
+// only refuse more, never accept what the last would fail. Members the
+// schema does not know are stepped over (a strict object refuses them).
+
+// Each compiled node gets a plan for this walk, made once: a small integer
+// for what to do, its children by reference, an object's names as bytes.
+// PERF NOTES: the walk then switches on integers and follows references;
+// looking nodes up by id and switching on their kind's string cost a third
+// of its time on listings (measured).
+
+const UNKNOWN = 0;
+const INNER = 1; // optional, default: a value present is the inner node's
+const NULLABLE = 2;
+const ASSERT_OBJECT = 3;
+const BASE64 = 4;
+const PLAIN_STRING = 5; // a leaf that is z.string() and nothing more
+const LEAF = 6;
+const OBJECT = 7;
+const ARRAY = 8;
+const RECORD = 9;
+const UNION = 10;
+const ISLAND = 11;
+const STRINGS = 12; // a leaf that takes exactly some strings (an enum, a string literal): compared by their UTF-8
+
+interface Plan {
+  op: number;
+  node: JudgeNode;
+  /** INNER, NULLABLE: the inner node; ARRAY: the element; RECORD: the value (undefined for a record that takes any). */
+  inner: Plan | undefined;
+  /** UNION: the options; OBJECT: each member's node, in the shape's order. */
+  children: Plan[];
+  /** OBJECT: each member's name as UTF-8, and the members by its first byte (a quote for the empty name). */
+  names: Uint8Array[];
+  byFirst: number[][];
+  /** OBJECT: each member's own node (children holds what judges a value present). */
+  members: JudgeNode[];
+  /** OBJECT: the members that must be present (bits), and those whose node judges an absent one (bits). */
+  required: number;
+  defaulted: number;
+  strict: boolean;
+  /** ARRAY: the most items. */
+  cap: number;
+  /** STRINGS: the strings taken, as UTF-8. */
+  values: Uint8Array[];
+}
+
+const utf8 = new TextEncoder();
+const plans = new WeakMap<JudgeNode, Plan>();
+
+/** The plan of `node`, whose children are numbered in `table`; made once per node. */
+function planOf(node: JudgeNode, table: readonly JudgeNode[]): Plan {
+  let plan = plans.get(node);
+  if (plan) return plan;
+  plan = {
+    op: ISLAND,
+    node,
+    inner: undefined,
+    children: [],
+    members: [],
+    names: [],
+    byFirst: [],
+    required: 0,
+    defaulted: 0,
+    strict: false,
+    cap: Infinity,
+    values: [],
+  };
+  // Set before the children are planned, so that a schema that contains itself ends.
+  plans.set(node, plan);
+  switch (node.kind) {
+    case 'unknown':
+      plan.op = UNKNOWN;
+      break;
+    case 'optional':
+    case 'default':
+    case 'nullable':
+      plan.op = node.kind === 'nullable' ? NULLABLE : INNER;
+      plan.inner = planOf(table[node.inner], table);
+      break;
+    case 'assert-object':
+      plan.op = ASSERT_OBJECT;
+      break;
+    case 'base64':
+      plan.op = BASE64;
+      break;
+    case 'leaf': {
+      plan.op = isPlainStringNode(node) ? PLAIN_STRING : LEAF;
+      const taken = takenStrings(node);
+      if (taken) {
+        plan.op = STRINGS;
+        plan.values = taken.map((v) => utf8.encode(v));
+      }
+      break;
+    }
+    case 'object':
+      // Met members are kept as the bits of one integer.
+      if (node.keys.length > 31) break;
+      plan.op = OBJECT;
+      plan.strict = node.strict;
+      node.keys.forEach((key, k) => {
+        // A member present has a value, which an optional or defaulted member's inner node judges.
+        plan.members.push(table[key.child]);
+        const child = planOf(table[key.child], table);
+        plan.children.push(child.op === INNER && child.inner !== undefined ? child.inner : child);
+        const name = utf8.encode(key.name);
+        plan.names.push(name);
+        // A name with a backslash in it can only be written with escapes: it is found by decoding (acceptsObject).
+        if (!name.includes(BACKSLASH)) {
+          const first = name.length === 0 ? QUOTE : name[0];
+          plan.byFirst[first] ??= [];
+          plan.byFirst[first].push(k);
+        }
+        if (key.mode === 'B') plan.required |= 1 << k;
+        if (key.mode === 'C') plan.defaulted |= 1 << k;
+      });
+      break;
+    case 'array':
+      plan.op = ARRAY;
+      plan.inner = planOf(table[node.element], table);
+      plan.cap = node.cap;
+      break;
+    case 'record':
+      plan.op = RECORD;
+      plan.inner = node.trivial ? undefined : planOf(table[node.value], table);
+      break;
+    case 'union':
+      plan.op = UNION;
+      plan.children = node.options.map((o) => planOf(table[o], table));
+      break;
+  }
+  return plan;
+}
+
+/**
+ * The strings a leaf takes, when it takes those and nothing else: a zod
+ * enum of strings, or a literal of strings, with no checks. Undefined for
+ * any other leaf, or one whose verdict does not bear that out.
+ */
+function takenStrings(node: JudgeNode): string[] | undefined {
+  const d = node.zod._zod.def as { type: string; entries?: Record<string, unknown>; values?: unknown[]; checks?: unknown[] };
+  if (d.checks?.length) return undefined;
+  const values = d.type === 'enum' && d.entries ? Object.values(d.entries) : d.type === 'literal' ? d.values : undefined;
+  if (!values?.length || !values.every((v): v is string => typeof v === 'string')) return undefined;
+  // The leaf's own verdict must agree: each taken, and a string that is none of them refused.
+  if (!values.every((v) => node.ok(v)) || node.ok(`${values.join('')}\u0000`)) return undefined;
+  return values;
+}
+
+/** The offset just past the value at i, read once: strings by skipString, containers by their depth. */
+function skipOnce(b: Uint8Array, i: number): number {
+  const c = b[i];
+  if (c === QUOTE) return skipString(b, i);
+  if (c !== OPEN_OBJECT && c !== OPEN_ARRAY) return skipScalar(b, i);
+  let depth = 0;
+  // PERF NOTES: a byte loop over structure, strings stepped over whole (see skipString).
+  for (let j = i; ; ) {
+    const x = b[j];
+    if (x === QUOTE) j = skipString(b, j);
+    else {
+      if (x === OPEN_OBJECT || x === OPEN_ARRAY) depth++;
+      else if ((x === CLOSE_OBJECT || x === CLOSE_ARRAY) && --depth === 0) return j + 1;
+      j++;
+    }
+  }
+}
+
+/** Powers of ten a double holds exactly: 10^0 to 10^22. */
+const EXACT_POWERS = Array.from({ length: 23 }, (_, k) => 10 ** k);
+
+/** The number whose JSON text is b[s, e), as JSON.parse makes it. */
+export function numberAt(b: Uint8Array, s: number, e: number): number {
+  // Clinger's fast path (W. D. Clinger, "How to Read Floating Point Numbers
+  // Accurately", PLDI 1990): up to 15 significant digits and no exponent,
+  // the digits make an integer a double holds exactly, and dividing it by
+  // an exact power of ten rounds once, correctly, to the value JSON.parse
+  // gives. Anything else is left to the text's own conversion.
+  const negative = b[s] === 0x2d;
+  let i = negative ? s + 1 : s;
+  if (e - i <= 16) {
+    let n = 0;
+    let point = -1;
+    for (; i < e; i++) {
+      const d = b[i] - 0x30;
+      if (d >= 0 && d <= 9) n = n * 10 + d;
+      else if (d === 0x2e - 0x30 && point < 0) point = i;
+      else break;
+    }
+    if (i === e && e - s - (negative ? 1 : 0) - (point < 0 ? 0 : 1) <= 15) {
+      const value = point < 0 ? n : n / EXACT_POWERS[e - point - 1];
+      return negative ? -value : value;
+    }
+  }
+  // JSON's number grammar is a part of Number's, and both round correctly.
+  return Number(latin1(b, s, e));
+}
+
+/** The text b[s, e) of ASCII bytes as a string. */
+function latin1(b: Uint8Array, s: number, e: number): string {
+  return e - s <= 64 ? String.fromCharCode.apply(null, b.subarray(s, e) as unknown as number[]) : decoder.decode(b.subarray(s, e));
+}
+
+/** The string whose JSON text is b[s, e), quotes included: ASCII with no escape read as it stands, anything else by parseString. */
+function stringAt(b: Uint8Array, s: number, e: number): string {
+  if (e - s <= 66) {
+    let k = s + 1;
+    while (k < e - 1 && b[k] < 0x80 && b[k] !== BACKSLASH) k++;
+    if (k === e - 1) return latin1(b, s + 1, e - 1);
+  }
+  return parseString(b, s, e);
+}
+
+/** The end of the value at i if the plan's node accepts it, else -1 (see above: -1 may be a refusal the exact judges would not make). */
+function accepts(plan: Plan, b: Uint8Array, i: number): number {
+  const c = b[i];
+  switch (plan.op) {
+    case UNKNOWN:
+      return skipOnce(b, i);
+    case PLAIN_STRING:
+      return c === QUOTE ? skipString(b, i) : -1;
+    case INNER:
+      // A member present has a value: the wrapper's inner node judges it.
+      return accepts(plan.inner!, b, i);
+    case NULLABLE:
+      return c === 0x6e ? i + 4 : accepts(plan.inner!, b, i);
+    case OBJECT:
+      return c === OPEN_OBJECT ? acceptsObject(plan, b, i) : -1;
+    case ARRAY:
+      return c === OPEN_ARRAY ? acceptsArray(plan, b, i) : -1;
+    case LEAF: {
+      if (c === QUOTE) {
+        const e = skipString(b, i);
+        return plan.node.ok(stringAt(b, i, e)) ? e : -1;
+      }
+      // A leaf judges a string, a number, a literal or an enum: never an object or an array.
+      if (c === OPEN_OBJECT || c === OPEN_ARRAY) return -1;
+      const e = skipScalar(b, i);
+      const value = c === 0x74 ? true : c === 0x66 ? false : c === 0x6e ? null : numberAt(b, i, e);
+      return plan.node.ok(value) ? e : -1;
+    }
+    case STRINGS: {
+      // A leaf that takes only strings refuses anything else.
+      if (c !== QUOTE) return -1;
+      const e = skipString(b, i);
+      const n = e - i - 2;
+      for (const value of plan.values) {
+        if (value.length !== n) continue;
+        let p = 0;
+        while (p < n && value[p] === b[i + 1 + p]) p++;
+        if (p === n) return e;
+      }
+      // Not one of them as written: an escape may still spell one.
+      return b.subarray(i + 1, e - 1).includes(BACKSLASH) && plan.node.ok(parseString(b, i, e)) ? e : -1;
+    }
+    case UNION:
+      for (const option of plan.children) {
+        const e = accepts(option, b, i);
+        if (e >= 0) return e;
+      }
+      return -1;
+    case RECORD:
+      return c === OPEN_OBJECT ? acceptsRecord(plan, b, i) : -1;
+    case ASSERT_OBJECT:
+      return c === OPEN_OBJECT || c === OPEN_ARRAY ? skipOnce(b, i) : -1;
+    case BASE64: {
+      if (c !== QUOTE) return -1;
+      const e = skipString(b, i);
+      // A blob's alphabet run may have given its verdict already, on the way to its end.
+      const known = blobVerdicts.size !== 0 ? blobVerdicts.get(i) : undefined;
+      const ok =
+        known !== undefined ? known : kit !== undefined && e - i >= LONG_STRING ? kit.base64Bytes(b, i + 1, e - 1) : isBase64Bytes(b, i + 1, e - 1);
+      return ok ? e : -1;
+    }
+    default: {
+      // An island (or an object of too many members): the SDK's schema on the parsed value, when that is small; a large one is left to the exact path.
+      const e = skipOnce(b, i);
+      return e - i <= SMALL && plan.node.ok(parse(b, i, e)) ? e : -1;
+    }
+  }
+}
+
+/** The index of the shape's member whose name, with no escape, is the key whose opening quote is at ks; -1 when none. */
+function knownName(plan: Plan, b: Uint8Array, ks: number): number {
+  const candidates = plan.byFirst[b[ks + 1]];
+  if (candidates === undefined) return -1;
+  for (let m = 0; m < candidates.length; m++) {
+    const name = plan.names[candidates[m]];
+    const n = name.length;
+    // The name's bytes, then the closing quote: no escape can stand in between, since a name holds no backslash.
+    if (b[ks + 1 + n] !== QUOTE) continue;
+    let p = 1;
+    while (p < n && name[p] === b[ks + 1 + p]) p++;
+    if (p >= n) return candidates[m];
+  }
+  return -1;
+}
+
+/** Whitespace, where there is any: compact text has none, and a call costs more than the test. */
+function ws(b: Uint8Array, i: number): number {
+  return b[i] > 0x20 ? i : skipWhitespace(b, i);
+}
+
+function acceptsObject(plan: Plan, b: Uint8Array, s: number): number {
+  const children = plan.children;
+  let met = 0;
+  let i = ws(b, s + 1);
+  if (b[i] !== CLOSE_OBJECT) {
+    // PERF NOTES: a name the shape knows is found by its first byte and
+    // compared where it lies, up to its closing quote, without reading it
+    // first; any other name is read once, and decoded when it holds an
+    // escape (which may spell a known name).
+    for (;;) {
+      const ks = i;
+      let k = knownName(plan, b, ks);
+      let ke: number;
+      if (k >= 0) ke = ks + plan.names[k].length + 2;
+      else {
+        let j = ks + 1;
+        let escaped = false;
+        for (let x = b[j]; x !== QUOTE; x = b[++j]) {
+          if (x === BACKSLASH) {
+            escaped = true;
+            j++;
+          }
+        }
+        ke = j + 1;
+        if (escaped) {
+          const name = parseString(b, ks, ke);
+          k = (plan.node as Extract<JudgeNode, { kind: 'object' }>).keys.findIndex((key) => key.name === name);
+        }
+      }
+      i = ws(b, ws(b, ke) + 1); // past ':'
+      let e: number;
+      if (k >= 0) {
+        e = accepts(children[k], b, i);
+        if (e < 0) return -1;
+        met |= 1 << k;
+      } else {
+        if (plan.strict) return -1;
+        e = skipOnce(b, i);
+      }
+      i = ws(b, e);
+      if (b[i] !== COMMA) break;
+      i = ws(b, i + 1);
+    }
+  }
+  // Members the text lacks: a required one refuses, a defaulted one is judged as undefined.
+  if ((plan.required & ~met) !== 0) return -1;
+  const absentDefaulted = plan.defaulted & ~met;
+  if (absentDefaulted !== 0) {
+    for (let k = 0; k < children.length; k++) if ((absentDefaulted & (1 << k)) !== 0 && !plan.members[k].ok(undefined)) return -1;
+  }
+  return i + 1;
+}
+
+function acceptsArray(plan: Plan, b: Uint8Array, s: number): number {
+  const element = plan.inner!;
+  let i = ws(b, s + 1);
+  if (b[i] === CLOSE_ARRAY) return i + 1;
+  for (let count = 1; ; count++) {
+    if (count > plan.cap) return -1;
+    const e = accepts(element, b, i);
+    if (e < 0) return -1;
+    i = ws(b, e);
+    if (b[i] !== COMMA) return i + 1;
+    i = ws(b, i + 1);
+  }
+}
+
+function acceptsRecord(plan: Plan, b: Uint8Array, s: number): number {
+  const value = plan.inner;
+  if (value === undefined) return skipOnce(b, s);
+  // Every member's value is judged, `__proto__` too (which zod's record passes over): a refusal goes to the exact path.
+  let i = ws(b, s + 1);
+  if (b[i] === CLOSE_OBJECT) return i + 1;
+  for (;;) {
+    i = ws(b, ws(b, skipString(b, i)) + 1);
+    const e = accepts(value, b, i);
+    if (e < 0) return -1;
+    i = ws(b, e);
+    if (b[i] !== COMMA) return i + 1;
+    i = ws(b, i + 1);
+  }
+}
+
+/**
+ * Whether the compiled judge `node` accepts the value of the JSON text
+ * b[start, end), which a backend accepted (rule 4.1). True only when the
+ * value judge would accept it; false when it would not, and sometimes when
+ * it would (see above): then ask judgeBytes or the value judge.
+ */
+export function acceptsBytes(
+  node: JudgeNode,
+  b: Uint8Array,
+  start: number,
+  end: number,
+  options: Pick<ByteJudgeOptions, 'nodes' | 'strings'> = {},
+): boolean {
+  const plan = planOf(node, options.nodes ?? NODES);
+  const outer = kit;
+  kit = options.strings;
+  remember = true;
+  try {
+    const e = accepts(plan, b, skipWhitespace(b, start));
+    return e >= 0 && skipWhitespace(b, e) >= end;
+  } finally {
+    kit = outer;
+    remember = false;
+    // Map.clear() allocates a new table even for an empty map: a cost per frame the relay's small frames felt.
+    if (longEnds.size !== 0) longEnds.clear();
+    if (blobVerdicts.size !== 0) blobVerdicts.clear();
+  }
 }

@@ -51,6 +51,34 @@ export function compiledJudge(schema: Judge): JudgeNode | undefined {
   return COMPILED.get(schema);
 }
 
+/** Whether judging under `node` can meet a blob (a base64 node): the codecs lend a backend's base64 check only then. */
+export function reachesBase64(node: JudgeNode): boolean {
+  const seen = new Set<JudgeNode>();
+  const visit = (n: JudgeNode): boolean => {
+    if (seen.has(n)) return false;
+    seen.add(n);
+    switch (n.kind) {
+      case 'base64':
+        return true;
+      case 'object':
+        return n.keys.some((k) => visit(NODES[k.child]));
+      case 'array':
+        return visit(NODES[n.element]);
+      case 'union':
+        return n.options.some((o) => visit(NODES[o]));
+      case 'optional':
+      case 'default':
+      case 'nullable':
+        return visit(NODES[n.inner]);
+      case 'record':
+        return visit(NODES[n.value]);
+      default:
+        return false;
+    }
+  };
+  return visit(node);
+}
+
 /** Why the compiled judges are not in use (an SDK other than the build's), or undefined. */
 export const COMPILED_DRIFT: Error | undefined = DRIFT;
 

@@ -1,4 +1,4 @@
-// Building a frame from bytes a backend already checked: how the stream decoder and the relay reach a codec's insides.
+// Building (or only judging) a frame from bytes a backend already checked: how the stream decoder and the relay reach a codec's insides.
 //
 // A codec's build step is the library's own, off the public API: codecs
 // made by defineCodec register it here, and buildFrame finds it. This
@@ -18,11 +18,14 @@ export function codecFor<R>(choice: CodecChoice<R>, channel: number): FrameCodec
 }
 
 type Build = (payload: Uint8Array, fault: Fault | null) => Frame<unknown> | FrameError;
+type Judge = (payload: Uint8Array) => FrameError | null;
 const BUILDERS = new WeakMap<object, Build>();
+const JUDGES = new WeakMap<object, Judge>();
 
-/** Records a codec's build step (defineCodec calls it). */
-export function registerBuild(codec: object, build: Build): void {
+/** Records a codec's build step and its judge (defineCodec calls it). */
+export function registerBuild(codec: object, build: Build, judge: Judge): void {
   BUILDERS.set(codec, build);
+  JUDGES.set(codec, judge);
 }
 
 /** Whether `x` is a codec made by defineCodec. */
@@ -39,4 +42,16 @@ export function buildFrame<R>(codec: FrameCodec<R>, payload: Uint8Array, fault: 
   const build = BUILDERS.get(codec);
   if (!build) throw new TypeError('mcp-frames: not a codec made by defineCodec');
   return build(payload, fault) as Frame<R> | FrameError;
+}
+
+/**
+ * The frame error buildFrame(codec, payload, null) would give, or null when
+ * it would give a frame, without building the frame where that can be
+ * avoided: for the relay's 'full' level, which forwards bytes and throws
+ * values away. `payload` is a frame a backend already accepted (rule 4.1).
+ */
+export function judgeFrame(codec: FrameCodec<unknown>, payload: Uint8Array): FrameError | null {
+  const judge = JUDGES.get(codec);
+  if (!judge) throw new TypeError('mcp-frames: not a codec made by defineCodec');
+  return judge(payload);
 }

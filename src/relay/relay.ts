@@ -27,8 +27,8 @@ import type { Backend } from '../backend/backend.js';
 import { frameFault } from '../wire/fault.js';
 import { Status } from '../wire/status.js';
 import { defaultBackend } from '../backend/default.js';
-import { buildFrame, type CodecChoice, codecFor } from '../frame/build.js';
-import { FrameError, toFrameError } from '../frame/frame-error.js';
+import { type CodecChoice, codecFor, judgeFrame } from '../frame/build.js';
+import { type FrameError, toFrameError } from '../frame/frame-error.js';
 import { resolveLimits, type StreamLimits } from '../records/limits.js';
 import { OpenChannels } from '../exchange/open-channels.js';
 import { NOT_VERIFIED, type RecordReader, type RecordSink } from '../records/reader.js';
@@ -446,7 +446,7 @@ export class RelayState implements RecordSink {
     this.pass(offset, HEADER_SIZE);
   }
 
-  /** The frame's failure, or null when it passes at the configured level. On the valid 'json' path it builds nothing. */
+  /** The frame's failure, or null when it passes at the configured level. On a valid frame it builds no value ('full' judges the bytes). */
   private judge(channel: number, bytes: Uint8Array, start: number, length: number, status: number, faultOffset: number): FrameError | null {
     const level = this.level;
     if (level === 'none') return null;
@@ -455,8 +455,7 @@ export class RelayState implements RecordSink {
     const verdict = status === NOT_VERIFIED ? this.backend.verifyFrame(payload) : frameFault(status, faultOffset);
     if (verdict) return toFrameError(verdict, payload);
     if (level === 'json') return null;
-    const frame = buildFrame(codecFor(this.options.endpoint!, channel), payload, null);
-    return frame instanceof FrameError ? frame : null;
+    return judgeFrame(codecFor(this.options.endpoint!, channel), payload);
   }
 
   /**

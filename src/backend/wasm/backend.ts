@@ -22,7 +22,8 @@ import { HEADER_SIZE } from '../../records/record.js';
 import type { Backend, BackendName } from '../backend.js';
 import { frameFault } from '../../wire/fault.js';
 import { Status } from '../../wire/status.js';
-import { CoreInstance } from './instance.js';
+import type { StringKit } from '../../contract/string-kit.js';
+import { CoreInstance, coreHolding } from './instance.js';
 
 /** Most cores lent out at once to hold records in place; beyond that, cut records wait in JS. */
 const MAX_LEASED = 8;
@@ -229,6 +230,53 @@ class WasmKernel implements ScanKernel {
 const EMPTY = new Uint8Array(0);
 const EMPTY_I32 = new Int32Array(0);
 
+const encoder = new TextEncoder();
+
+/**
+ * The core's answers about strings (assembly/base64.ts, assembly/string-end.ts).
+ * Bytes that already lie in a core's memory (a frame verifyHeld holds, a
+ * record a scan is reading) are read there; other bytes are copied into
+ * the scratch of a core lent for the call.
+ */
+function coreStrings(pool: CorePool): StringKit {
+  return {
+    base64Bytes(bytes, start, end) {
+      const held = coreHolding(bytes);
+      if (held) return held.exports.checkBase64(bytes.byteOffset + start, end - start, 1) === 1;
+      const core = pool.acquire();
+      try {
+        core.write(bytes.subarray(start, end));
+        return core.exports.checkBase64(core.scratch, end - start, 1) === 1;
+      } finally {
+        pool.release(core);
+      }
+    },
+    base64String(s) {
+      const core = pool.acquire();
+      try {
+        core.reserve(s.length);
+        const at = core.scratch;
+        const { read, written } = encoder.encodeInto(s, core.bytes.subarray(at, at + s.length));
+        // Every unit outside ASCII takes two bytes or more, so a string that does not fit whole in one byte per unit has one: not base64.
+        if (read !== s.length) return false;
+        return core.exports.checkBase64(at, written, 0) === 1;
+      } finally {
+        pool.release(core);
+      }
+    },
+    stringEnd(bytes, from) {
+      const held = coreHolding(bytes);
+      if (!held) return -1;
+      const at = held.exports.stringEnd(bytes.byteOffset + from, bytes.length - from);
+      return at < 0 ? -1 : from + at;
+    },
+    alphabetRun(bytes, from) {
+      const held = coreHolding(bytes);
+      return held ? from + held.exports.base64Run(bytes.byteOffset + from, bytes.length - from) : -1;
+    },
+  };
+}
+
 /** A backend over a compiled core module. Nothing is compiled here. */
 export function createWasmBackend(name: BackendName, module: WebAssembly.Module): Backend {
   const pool = new CorePool(module);
@@ -244,6 +292,18 @@ export function createWasmBackend(name: BackendName, module: WebAssembly.Module)
         pool.release(core);
       }
     },
+    verifyHeld(payload, then) {
+      const core = pool.acquire();
+      try {
+        core.write(payload);
+        const status = core.exports.verifyFrame(core.scratch, payload.length);
+        const fault = status === Status.Ok ? null : frameFault(status, core.exports.faultOffset());
+        return then(core.bytes.subarray(core.scratch, core.scratch + payload.length), fault);
+      } finally {
+        pool.release(core);
+      }
+    },
+    strings: coreStrings(pool),
     createKernel: () => new WasmKernel(pool),
     createReader: (limits, sink) => new RecordReader(new WasmKernel(pool), limits, sink),
   };

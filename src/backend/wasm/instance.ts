@@ -11,6 +11,9 @@
 /** The exports of build/core-*.wasm (assembly/index.ts). */
 export interface CoreExports {
   readonly memory: WebAssembly.Memory;
+  checkBase64(ptr: number, length: number, json: number): number;
+  stringEnd(ptr: number, length: number): number;
+  base64Run(ptr: number, length: number): number;
   scratch(): number;
   recordTable(): number;
   stopBlock(): number;
@@ -19,6 +22,14 @@ export interface CoreExports {
   verifyFrame(ptr: number, length: number): number;
   faultOffset(): number;
   scanRecords(ptr: number, length: number, maxFrame: number, verify: number): number;
+}
+
+/** Each instance by its memory's current buffer: which core, if any, holds the bytes a view looks at. */
+const MEMORIES = new WeakMap<ArrayBufferLike, CoreInstance>();
+
+/** The core whose memory `bytes` is a view of, or undefined. */
+export function coreHolding(bytes: Uint8Array): CoreInstance | undefined {
+  return MEMORIES.get(bytes.buffer);
 }
 
 const PAGE = 65536;
@@ -55,6 +66,7 @@ export class CoreInstance {
 
   private refreshViews(): void {
     const buffer = this.exports.memory.buffer;
+    MEMORIES.set(buffer, this);
     this.capacity = buffer.byteLength;
     this.bytes = new Uint8Array(buffer);
     this.table = new Int32Array(buffer, this.tableAt, this.tableCapacity * this.entryFields);
