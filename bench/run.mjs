@@ -13,6 +13,7 @@ import { buildFixtures, describeFixture, DISTINCT_BYTES, SEED } from './lib/fixt
 import { environment, loadSimdjson, staleness, ROOT } from './lib/env.mjs';
 import { buildReport, renderMarkdown } from './lib/report.mjs';
 import { buildDocuments, documentCases } from './lib/documents.mjs';
+import { RELAY_FULL_NAMES } from './lib/decode-specs.mjs';
 import { loadNative } from './lib/native.mjs';
 import { renderSvg } from './lib/svg.mjs';
 import { SCALE_NAMES } from './lib/scale.mjs';
@@ -33,9 +34,11 @@ const USAGE = `usage: node bench/run.mjs [--filter REGEX] [--quick] [--parts] [-
   --list          print the case names and exit
 
   The wire-speed cases (relay/long-stream/*, relay/cli/*, relay/tcp/*: 96 MiB
-  streams, whole processes) and the scale cases (relay/tcp-scale/*: 16
-  clients through --workers 1 and 2) run after the rest, in rounds of their
-  own; a --filter selects them by name like any other case.
+  streams, whole processes), the 'full' relay's long streams
+  (relay/long-stream-full/*, relay/long-stream-full-by-build/*) and the scale
+  cases (relay/tcp-scale/*: 16 clients through --workers 1 and 2) run after
+  the rest, in rounds of their own; a --filter selects them by name like any
+  other case.
 `;
 
 function parseArgs(argv) {
@@ -147,14 +150,15 @@ async function main() {
   const fixtures = [...frames, ...documents];
   const { buildCases } = await import('./lib/cases.mjs');
   const { cases: frameCases, backends } = buildCases(frames, simdjson);
-  const all = [...frameCases, ...documentCases(documents, backends, simdjson, native)];
+  const { decodeCases } = await import('./lib/decode-targets.mjs');
+  const all = [...frameCases, ...decodeCases(frames, backends), ...documentCases(documents, backends, simdjson, native)];
   const cases = all.filter((c) => (args.parts || !c.extra) && (!filter || filter.test(c.name) || filter.test(`${c.name}@${c.backend}`)));
   if (args.list) {
     for (const c of cases) process.stdout.write(`${c.name}@${c.backend}\n`);
     return;
   }
   const wanted = (name) => !args.parts && (!filter || filter.test(name) || filter.test(`${name}@mcp-frames`) || filter.test(`${name}@wasm-simd`));
-  if (cases.length === 0 && ![...WIRE_NAMES, ...SCALE_NAMES].some(wanted))
+  if (cases.length === 0 && ![...WIRE_NAMES, ...RELAY_FULL_NAMES, ...SCALE_NAMES].some(wanted))
     throw new Error(`no case matches --filter ${args.filter}; try --list${args.parts ? '' : ' (and --parts for part/*)'}`);
 
   const options = benchOptions(args.quick);
@@ -231,6 +235,18 @@ async function main() {
     if (process.stderr.isTTY) process.stderr.write('\n');
     results.push(...wire.results);
     wireFixtures.push(...wire.fixtures);
+  }
+  // The long streams through the relay with validate 'full', today's judge beside the one that built every frame.
+  if (RELAY_FULL_NAMES.some(wanted)) {
+    const { runRelayFullCases } = await import('./lib/decode-targets.mjs');
+    const full = await runRelayFullCases({
+      seed: SEED,
+      names: ['listing', 'small'].filter((f) => wanted(`relay/long-stream-full/${f}`) || wanted(`relay/long-stream-full-by-build/${f}`)),
+      rounds: args.quick ? 2 : 5,
+      progress: (line) => process.stderr.write(`${process.stderr.isTTY ? '\r\x1b[K' : ''}${line}${process.stderr.isTTY ? '' : '\n'}`),
+    });
+    if (process.stderr.isTTY) process.stderr.write('\n');
+    results.push(...full);
   }
   // The scale cases (bench/lib/scale.mjs): 16 clients through --workers 1 and 2, last, on a machine left to them.
   if (SCALE_NAMES.some(wanted)) {

@@ -1,5 +1,6 @@
 // report.json and report.md: the numbers, the ratios, and the targets.
 
+import { decodeSpeedTargets, decodeTargets, judgeSpeedTarget } from './decode-specs.mjs';
 import { documentTable, documentTargets } from './documents.mjs';
 import { scaleTargets } from './scale.mjs';
 import { renderWire, wireTargets } from './wire.mjs';
@@ -59,6 +60,7 @@ function targetSpecs(wasm) {
     speedup('encode ≥ 0.9× JSON.stringify + encodeInto', f, [`frame/encode/${f}`, wasm], [`peer/stringify/${f}`, 'JSON.stringify'], 0.9);
   specs.push(...documentTargets(FRAME_FIXTURES));
   specs.push(...wireTargets(wasm));
+  specs.push(...decodeTargets(wasm));
   specs.push(...scaleTargets());
   return specs;
 }
@@ -152,7 +154,10 @@ export function buildReport({ env, args, options, seed, distinctBytes, fixtures,
         : r,
     ),
   };
-  report.targets = targetSpecs(backends.wasm).map((s) => judgeTarget(s, results, simdjson.native, nativeSimdjson?.built));
+  report.targets = [
+    ...targetSpecs(backends.wasm).map((s) => judgeTarget(s, results, simdjson.native, nativeSimdjson?.built)),
+    ...decodeSpeedTargets().map((s) => judgeSpeedTarget(s, results)),
+  ];
   return report;
 }
 
