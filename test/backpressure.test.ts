@@ -52,6 +52,23 @@ describe('backpressure', () => {
     expect(maxGap).toBeLessThanOrEqual(highWaterMark + 2 * frameBytes);
   });
 
+  it("an encoder stream's frame chunks own their buffers: transferring one leaves the others whole", async () => {
+    const encoder = createEncoderStream({ endpoint: readResource });
+    const writer = encoder.writable.getWriter();
+    const frames = Array.from({ length: 50 }, (_, k) => ({ kind: 'result' as const, result: { contents: [{ uri: `u${k}`, text: 't' }] } }));
+    const writing = (async () => {
+      for (let k = 0; k < frames.length; k++) await writer.write({ channel: k, frame: frames[k] } as ChannelMessage<never>);
+      await writer.close();
+    })();
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of encoder.readable) {
+      // What a byte stream's enqueue does to every chunk it takes.
+      chunks.push(new Uint8Array(structuredClone(chunk.buffer, { transfer: [chunk.buffer] })));
+    }
+    await writing;
+    expect(chunks).toEqual(frames.map((f, k) => encodeResponse(k, readResource.encode(f))));
+  });
+
   for (const backend of BACKENDS) {
     it(`the relay on ${backend.name} holds at most the high-water mark plus one chunk`, async () => {
       const highWaterMark = 256 * 1024;

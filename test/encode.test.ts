@@ -6,7 +6,7 @@ import { describe, expect, test } from 'vitest';
 import { BACKEND_ROWS } from './backends.js';
 import { concat, utf8 } from './support/bytes.js';
 import { build, leftOut, recipe, type Recipe, refused } from './support/exotic.js';
-import { FRAME_LIMITS, scratchStats, writeFrame } from '../src/contract/body-writer.js';
+import { FRAME_LIMITS, POOLED, scratchStats, writeFrame } from '../src/contract/body-writer.js';
 import { EncodeError } from '../src/contract/encode-rules.js';
 import type { FrameCodec } from '../src/frame/codec.js';
 import { listResources, readResource } from '../src/frame/endpoints.js';
@@ -478,6 +478,42 @@ describe('buffers', () => {
     expect(scratchStats().allocations).toBe(allocations);
   });
 
+  test('frames under 4096 bytes are carved from shared 8 KiB slabs, each exact and untouched by the frames after it', () => {
+    const frames: Uint8Array[] = [];
+    const wanted: Uint8Array[] = [];
+    const before = scratchStats().slabs;
+    for (let k = 0; k < 400; k++) {
+      const value = result({ k, text: 'a'.repeat(k * 7) });
+      frames.push(list.encode(value));
+      wanted.push(stringified(value));
+    }
+    let bytes = 0;
+    for (let k = 0; k < frames.length; k++) {
+      expect(frames[k]).toEqual(wanted[k]);
+      expect(frames[k].byteLength).toBe(wanted[k].length);
+      if (frames[k].length < POOLED) expect(frames[k].buffer.byteLength).toBe(8192);
+      bytes += frames[k].length + 8;
+    }
+    // A slab holds what fits of 8 KiB, each frame on an 8-byte boundary.
+    const slabs = scratchStats().slabs - before;
+    expect(slabs).toBeGreaterThan(1);
+    expect(slabs).toBeLessThanOrEqual(Math.ceil(bytes / 4096) + 1);
+    // A frame of 4096 bytes or more has a buffer of exactly its length.
+    const long = list.encode(result('b'.repeat(5000)));
+    expect(long.buffer.byteLength).toBe(long.length);
+    expect(long.byteOffset).toBe(0);
+  });
+
+  test('a small frame whose slab was transferred away does not break the next: it starts a new slab', () => {
+    const first = list.encode(result(1));
+    const moved = structuredClone(first.buffer, { transfer: [first.buffer] });
+    expect(moved.byteLength).toBe(8192);
+    expect(first.length).toBe(0);
+    const before = scratchStats().slabs;
+    expect(list.encode(result(2))).toEqual(stringified(result(2)));
+    expect(scratchStats().slabs).toBe(before + 1);
+  });
+
   test('a scratch buffer above 16 MiB is let go after the call that needed it', () => {
     const huge = { resources: [], _meta: { text: 'z'.repeat(20 << 20) } };
     expect(list.encode({ kind: 'result', result: huge }).length).toBeGreaterThan(20 << 20);
@@ -498,11 +534,11 @@ describe('buffers', () => {
     expect(scratchStats().names).toBe(before);
   });
 
-  test('what encode returns is a copy of exactly the frame: its own buffer, not a view of the scratch', () => {
+  test('what encode returns is a copy of exactly the frame, not a view of the scratch', () => {
     const a = list.encode(result('first'));
     const b = list.encode(result('second'));
-    expect(a.byteOffset).toBe(0);
-    expect(a.buffer.byteLength).toBe(a.length);
+    expect(a.length).toBe(stringified(result('first')).length);
+    expect(a.buffer).not.toBe(scratchStats().buffer);
     expect(new TextDecoder().decode(a)).toContain('"first"');
     expect(new TextDecoder().decode(b)).toContain('"second"');
   });

@@ -36,7 +36,12 @@ export interface EndpointSpec {
 export interface FrameCodec<R> extends EndpointSpec {
   /** The backend that checks bytes for this codec. */
   readonly backend: BackendName;
-  /** The tag, then compact JSON. Throws EncodeError, writing nothing, for any value decode would refuse. */
+  /**
+   * The tag, then compact JSON. Throws EncodeError, writing nothing, for any value decode would refuse.
+   * A frame under 4096 bytes is a view into an 8 KiB ArrayBuffer shared with other frames, as Node's
+   * Buffer.from pools: use `byteOffset` and `byteLength` with its `buffer`, and copy it (`slice()`)
+   * before transferring that buffer.
+   */
   encode(frame: Frame<R>): Uint8Array;
   /** The frame in `payload`, whole. Throws FrameError when it is not one. */
   decode(payload: Uint8Array): Frame<R>;

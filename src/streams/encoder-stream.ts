@@ -10,7 +10,7 @@
 
 import { type CodecChoice, codecFor } from '../frame/build.js';
 import type { Frame } from '../frame/frame.js';
-import { encodeFinish, encodeResponseHeader } from '../records/record.js';
+import { encodeFinish, encodeResponse, encodeResponseHeader } from '../records/record.js';
 
 /** One channel event to write: a frame (encoded by the codec), a payload already encoded, or the finish. */
 export type ChannelMessage<R = unknown> =
@@ -34,15 +34,18 @@ export function createEncoderStream<R = unknown>(options: EncoderStreamOptions<R
           controller.enqueue(encodeFinish(message.channel));
           return;
         }
-        let payload: Uint8Array;
         if ('payload' in message) {
-          payload = message.payload;
-        } else {
-          if (!endpoint) throw new TypeError('a frame message needs the encoder stream to have an endpoint codec');
-          payload = codecFor(endpoint, message.channel).encode(message.frame);
+          // The caller's bytes, passed on as they are: no copy.
+          controller.enqueue(encodeResponseHeader(message.channel, message.payload.length));
+          controller.enqueue(message.payload);
+          return;
         }
-        controller.enqueue(encodeResponseHeader(message.channel, payload.length));
-        controller.enqueue(payload);
+        if (!endpoint) throw new TypeError('a frame message needs the encoder stream to have an endpoint codec');
+        // One chunk with a buffer of its own: a short frame from encode is a
+        // view into a slab it shares with other frames, and a consumer that
+        // transfers a chunk's buffer (a byte stream's enqueue does) would
+        // detach the frames beside it.
+        controller.enqueue(encodeResponse(message.channel, codecFor(endpoint, message.channel).encode(message.frame)));
       },
     },
     { highWaterMark: 1 },
