@@ -68,7 +68,7 @@ interface Slot {
 }
 
 export async function runPrimary(config: ServeConfig, io: Io): Promise<number> {
-  const log = new Log(io.err, config.logLevel);
+  const log = new Log(io.log, config.logLevel);
   const slots: Slot[] = [];
   const bySlot = new Map<Worker, Slot>();
   let restarts = 0;

@@ -80,10 +80,51 @@ export interface Io {
   readonly out: LineWriter;
   /** stdout for bytes (the relay's output). */
   readonly bytes: Writable;
-  /** One line to stderr: diagnostics only, never data. */
+  /** One line to stderr: diagnostics only, never data. Never dropped. */
   readonly err: (line: string) => void;
+  /** One event line to stderr (a fault, a connection): dropped and counted while stderr is far behind (BoundedLines). */
+  readonly log: (line: string) => void;
   /** The directory relative paths are read from. */
   readonly cwd: string;
+}
+
+/**
+ * Event lines to a stream that may take them more slowly than they come.
+ *
+ * A write to a pipe or a socket that the reader has not taken waits in the
+ * process. A stream of hostile frames makes one fault line per 18 bytes of
+ * input (an empty response and its finish), about six times its size, so a
+ * log reader slower than the relay would let those lines grow without bound
+ * (a relay of 18 MB of such pairs, its stderr read late, reached 782 MiB).
+ * Past `limit` bytes waiting, a line is dropped and counted; once the
+ * stream has drained, one line says how many were dropped. The counts in
+ * the relay's stats and metrics still include every fault.
+ */
+export class BoundedLines {
+  private dropped = 0;
+  /** Lines dropped since the start (for tests). */
+  droppedTotal = 0;
+
+  constructor(
+    private readonly stream: Writable,
+    private readonly limit = 1 << 20,
+  ) {}
+
+  write(line: string): void {
+    if (this.stream.writableLength >= this.limit) {
+      // Past the high-water mark the last write returned false, so a drain will come.
+      if (this.dropped++ === 0) this.stream.once('drain', () => this.sayDropped());
+      this.droppedTotal++;
+      return;
+    }
+    this.stream.write(`${line}\n`);
+  }
+
+  private sayDropped(): void {
+    const lines = this.dropped;
+    this.dropped = 0;
+    this.stream.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'warn', event: 'log-dropped', lines })}\n`);
+  }
 }
 
 /** Whether file descriptor `fd` is a directory; false when it cannot be told. */

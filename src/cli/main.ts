@@ -9,7 +9,7 @@
 // to process.exit(): exit() would drop output still queued on a pipe, and
 // the last line of a stream (its end) is the one a script reads first.
 
-import { IoError, isDirectoryFd, LineWriter, OutputClosed, type Io } from './io.js';
+import { BoundedLines, IoError, isDirectoryFd, LineWriter, OutputClosed, type Io } from './io.js';
 import { UsageError } from './args.js';
 import { usage, version } from './usage.js';
 
@@ -66,6 +66,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
   }
 }
 
+const stderrEvents = new BoundedLines(process.stderr);
 const io: Io = {
   // A getter: a command that reads a file never touches stdin.
   get input() {
@@ -75,6 +76,7 @@ const io: Io = {
   out: new LineWriter(process.stdout),
   bytes: process.stdout,
   err: (line) => void process.stderr.write(`${line}\n`),
+  log: (line) => stderrEvents.write(line),
   cwd: process.cwd(),
 };
 

@@ -132,7 +132,7 @@ export async function relayCommand(args: readonly string[], io: Io): Promise<num
   // A stream relay's fault lines are as they always were, only filtered by level.
   return relayStream(input, output, {
     ...options,
-    onFault: (f) => (faultLevel(f) === 'warn' && logLevel === 'error' ? undefined : io.err(JSON.stringify(f))),
+    onFault: (f) => (faultLevel(f) === 'warn' && logLevel === 'error' ? undefined : io.log(JSON.stringify(f))),
   });
 }
 

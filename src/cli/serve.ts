@@ -87,7 +87,7 @@ export function onSignals(first: (signal: NodeJS.Signals) => void): void {
 
 /** Runs the TCP relay in this process until signalled; resolves 0 once drained. */
 export async function serveTcp(config: ServeConfig, io: Io): Promise<number> {
-  const log = new Log(io.err, config.logLevel);
+  const log = new Log(io.log, config.logLevel);
   const server = relayServer(config, log);
   let port: number;
   try {
@@ -126,7 +126,7 @@ export async function serveTcp(config: ServeConfig, io: Io): Promise<number> {
 /** Runs one worker of a cluster: listens on the shared port, drains when told, exits 0 once drained. */
 export async function serveWorker(config: ServeConfig, io: Io): Promise<number> {
   const worker = cluster.worker!;
-  const log = new Log(io.err, config.logLevel, { worker: worker.id });
+  const log = new Log(io.log, config.logLevel, { worker: worker.id });
   const server = relayServer(config, log);
   const send = (message: FromWorker) => process.send?.(message);
 

@@ -28,7 +28,7 @@ import { frameFault } from '../wire/fault.js';
 import { Status } from '../wire/status.js';
 import { defaultBackend } from '../backend/default.js';
 import { type CodecChoice, codecFor, judgeFrame } from '../frame/build.js';
-import { type FrameError, toFrameError } from '../frame/frame-error.js';
+import { type FrameErrorJSON, frameErrorJSON } from '../frame/frame-error.js';
 import { resolveLimits, type StreamLimits } from '../records/limits.js';
 import { OpenChannels } from '../exchange/open-channels.js';
 import { NOT_VERIFIED, type RecordReader, type RecordSink } from '../records/reader.js';
@@ -428,7 +428,7 @@ export class RelayState implements RecordSink {
     this.stats.heldBytes = this.open.held;
     const failed = this.judge(channel, bytes, start, length, status, faultOffset);
     if (failed) {
-      this.report({ reason: 'frame-error', channel, offset, frame: failed.toJSON() });
+      this.report({ reason: 'frame-error', channel, offset, frame: failed });
       this.pending.clear();
       return;
     }
@@ -447,15 +447,16 @@ export class RelayState implements RecordSink {
   }
 
   /** The frame's failure, or null when it passes at the configured level. On a valid frame it builds no value ('full' judges the bytes). */
-  private judge(channel: number, bytes: Uint8Array, start: number, length: number, status: number, faultOffset: number): FrameError | null {
+  private judge(channel: number, bytes: Uint8Array, start: number, length: number, status: number, faultOffset: number): FrameErrorJSON | null {
     const level = this.level;
     if (level === 'none') return null;
     if (status === Status.Ok && level === 'json') return null;
     const payload = bytes.subarray(start, start + length);
     const verdict = status === NOT_VERIFIED ? this.backend.verifyFrame(payload) : frameFault(status, faultOffset);
-    if (verdict) return toFrameError(verdict, payload);
+    // As data: the report needs no Error, whose stack would cost more than the frame (frame-error.ts).
+    if (verdict) return frameErrorJSON(verdict, payload);
     if (level === 'json') return null;
-    return judgeFrame(codecFor(this.options.endpoint!, channel), payload);
+    return judgeFrame(codecFor(this.options.endpoint!, channel), payload)?.toJSON() ?? null;
   }
 
   /**
