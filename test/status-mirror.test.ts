@@ -4,8 +4,6 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from 'vitest';
 import { Status } from '../src/wire/status.js';
-import { bodyRule } from '../src/contract/rules.js';
-import { frameErrorJSON, toFrameError } from '../src/frame/frame-error.js';
 
 const SOURCE = readFileSync(fileURLToPath(new URL('../assembly/status.ts', import.meta.url)), 'utf8');
 const LINES = SOURCE.split('\n');
@@ -60,16 +58,4 @@ test('no two statuses share a name or a number', () => {
 test.each(declared.map((d) => [d.name, d] as const))('%s has a one-line doc comment right above it', (_name, d) => {
   const above = LINES[d.line - 1] ?? '';
   expect(above.trim(), `line ${d.line} of assembly/status.ts`).toMatch(/^\/\*\* .+ \*\/$/);
-});
-
-test("the relay's fault data is what a FrameError would say, for every status that is a frame error", () => {
-  const payload = Uint8Array.of(0x07, 0x7b);
-  let compared = 0;
-  for (const status of Object.values(Status)) {
-    if (status !== Status.Empty && status !== Status.UnknownTag && bodyRule(status) === undefined) continue;
-    const fault = { status, offset: 1 };
-    expect(frameErrorJSON(fault, payload)).toStrictEqual(toFrameError(fault, payload).toJSON());
-    compared++;
-  }
-  expect(compared).toBeGreaterThan(8);
 });

@@ -34,7 +34,7 @@ import { hasAlphabetRun, LONG_STRING, swapBase64Check } from '../contract/base64
 import { writeFrame } from '../contract/body-writer.js';
 import { EncodeError } from '../contract/encode-rules.js';
 import { registerBuild } from './build.js';
-import { FrameError, toFrameError } from './frame-error.js';
+import { captureStack, FrameError, toFrameError } from './frame-error.js';
 
 export { toFrameError };
 export { buildFrame, type CodecChoice, codecFor, isCodec } from './build.js';
@@ -187,7 +187,11 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
     encode,
     decode(payload) {
       const frame = tryDecode(payload);
-      if (frame instanceof FrameError) throw frame;
+      if (frame instanceof FrameError) {
+        // Made without a stack (frame-error.ts): thrown, it gets the caller's.
+        captureStack(frame, codec.decode);
+        throw frame;
+      }
       return frame;
     },
     tryDecode,
