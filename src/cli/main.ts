@@ -67,6 +67,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
 }
 
 const stderrEvents = new BoundedLines(process.stderr);
+process.on('exit', () => stderrEvents.flush());
 const io: Io = {
   // A getter: a command that reads a file never touches stdin.
   get input() {
@@ -75,7 +76,11 @@ const io: Io = {
   inputIsDirectory: () => isDirectoryFd(0),
   out: new LineWriter(process.stdout),
   bytes: process.stdout,
-  err: (line) => void process.stderr.write(`${line}\n`),
+  err: (line) => {
+    // Event lines made before this one go first.
+    stderrEvents.flush();
+    process.stderr.write(`${line}\n`);
+  },
   log: (line) => stderrEvents.write(line),
   cwd: process.cwd(),
 };
