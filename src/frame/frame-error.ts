@@ -105,9 +105,8 @@ export function toFrameError(fault: Fault, payload: Uint8Array): FrameError {
 
 /**
  * What toFrameError(fault, payload).toJSON() gives, with no Error made on
- * the way: an Error captures a stack when it is made, about 5 µs here, and
- * a relay that reports faults as data may meet hostile frames by the
- * million (a stream of empty responses is 18 bytes each).
+ * the way: for the relay, which reports faults as data and may meet hostile
+ * frames by the million (a stream of empty responses is 18 bytes each).
  */
 export function frameErrorJSON(fault: Fault, payload: Uint8Array): FrameErrorJSON {
   if (fault.status === Status.Empty) return { reason: 'empty', message: EMPTY_MESSAGE };
