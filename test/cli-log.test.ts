@@ -76,3 +76,25 @@ test('lines of one turn go out at its end, in writes of whole lines of at most 4
   lines.flush();
   expect(taken.at(-1)).toBe('last\n');
 });
+
+test('a reader that never catches up: the count still goes out once a period, with one drain listener at most', () => {
+  const { stream } = slowStream();
+  let clock = 0;
+  const lines = new BoundedLines(stream, 64 * 1024, () => clock);
+  for (let k = 0; k < 2000; k++) lines.write(line);
+  lines.flush();
+  const first = lines.droppedTotal;
+  expect(first).toBeGreaterThan(0);
+  const waitingBefore = stream.writableLength;
+  // Time passes, lines keep coming, the reader takes nothing.
+  for (let second = 1; second <= 5; second++) {
+    clock = second * 1000;
+    for (let k = 0; k < 1000; k++) lines.write(line);
+    expect(stream.listenerCount('drain')).toBe(1);
+  }
+  // Each period added one count line to what waits, and nothing else.
+  const added = stream.writableLength - waitingBefore;
+  expect(added).toBeGreaterThan(0);
+  expect(added).toBeLessThan(5 * 200);
+  expect(lines.droppedTotal).toBe(first + 5000);
+});

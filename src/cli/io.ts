@@ -84,12 +84,30 @@ export interface Io {
   readonly err: (line: string) => void;
   /** One event line to stderr (a fault, a connection): dropped and counted while stderr is far behind (BoundedLines). */
   readonly log: (line: string) => void;
+  /** Writes the event lines still pending and waits, at most `ms`, until stderr has taken what it holds: before process.exit, which would drop it. */
+  readonly settle: (ms: number) => Promise<void>;
   /** The directory relative paths are read from. */
   readonly cwd: string;
 }
 
-/** The most bytes a write to a pipe may carry and still be atomic on Linux (POSIX asks at least 512). */
-const PIPE_BUF = 4096;
+/** Resolves once `stream` holds nothing unwritten, or after `ms`. */
+export function drainedWithin(stream: Writable, ms: number): Promise<void> {
+  if (stream.writableLength === 0 || !stream.writableNeedDrain) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      stream.off('drain', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    stream.once('drain', done);
+  });
+}
+
+/** Lines are gathered into writes of up to this many bytes: PIPE_BUF on Linux, the most a pipe takes whole when it has room. */
+const BATCH_BYTES = 4096;
+/** While lines are being dropped, a count goes out at least this often, even if stderr never drains. */
+const DROPPED_EVERY_MS = 1000;
 
 /**
  * Event lines to a stream that may take them more slowly than they come.
@@ -101,42 +119,62 @@ const PIPE_BUF = 4096;
  * input (an empty response and its finish), about six times its size, so a
  * log reader slower than the relay would let those lines grow without bound
  * (a relay of 18 MB of such pairs, its stderr read late, reached 782 MiB).
- * Past `limit` bytes waiting, a line is dropped and counted; once the
- * stream has drained, one line says how many were dropped. The counts in
- * the relay's stats and metrics still include every fault.
+ * Past `limit` bytes waiting, a line is dropped and counted. A
+ * `log-dropped` line gives the count once the stream has drained, and at
+ * most every DROPPED_EVERY_MS while dropping goes on (a stream under
+ * steady load may never drain), and at exit. The relay's stats and metrics
+ * still count every fault.
  *
  * # Batched
  *
- * Lines made in one turn of the event loop go out in writes of up to
- * PIPE_BUF (4096 bytes), each holding whole lines only, at the end of that
- * turn: a write of at most PIPE_BUF to a pipe is atomic, so the lines of
- * workers sharing stderr still never interleave mid-line. A write per line
- * cost about 3 µs (a system call each, when stderr is a file).
+ * Lines made in one turn of the event loop go out at its end, in writes of
+ * whole lines of up to BATCH_BYTES: a write per line cost about 3 µs (a
+ * system call each, when stderr is a file). A pipe on Linux takes a write
+ * of at most PIPE_BUF whole when it has room, so lines of workers sharing
+ * stderr do not interleave mid-line while stderr keeps up. Once stderr is
+ * backed up, Node gathers what is queued into larger writes, and a partial
+ * write can then cut a line, as it could before lines were batched.
+ *
  * `flush` writes what is pending at once: before a diagnostic line, and at
- * exit.
+ * exit. Lines of the current turn are lost if a signal kills the process
+ * (a stream relay has no signal handler).
  */
 export class BoundedLines {
   private dropped = 0;
+  private droppedSaidAt = 0;
+  private awaitingDrain = false;
   /** Lines dropped since the start (for tests). */
   droppedTotal = 0;
   private pending = '';
+  private pendingBytes = 0;
   private scheduled = false;
 
   constructor(
     private readonly stream: Writable,
     private readonly limit = 1 << 20,
+    private readonly now: () => number = Date.now,
   ) {}
 
   write(line: string): void {
-    if (this.stream.writableLength >= this.limit) {
-      // Past the high-water mark the last write returned false, so a drain will come.
-      if (this.dropped++ === 0) this.stream.once('drain', () => this.sayDropped());
+    const stream = this.stream;
+    // Over the limit and past the high-water mark: a drain will come.
+    if (stream.writableLength >= this.limit && stream.writableNeedDrain) {
+      if (!this.awaitingDrain) {
+        this.awaitingDrain = true;
+        stream.once('drain', () => {
+          this.awaitingDrain = false;
+          this.sayDropped();
+        });
+      }
+      if (this.dropped++ === 0) this.droppedSaidAt = this.now();
+      else if (this.now() - this.droppedSaidAt >= DROPPED_EVERY_MS) this.sayDropped();
       this.droppedTotal++;
       return;
     }
-    // Counted in UTF-16 units, at most 3 bytes each in UTF-8.
-    if (3 * (this.pending.length + line.length + 1) > PIPE_BUF) this.flush();
+    const bytes = Buffer.byteLength(line) + 1;
+    if (this.pendingBytes + bytes > BATCH_BYTES) this.flush();
     this.pending += `${line}\n`;
+    this.pendingBytes += bytes;
     if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(() => {
@@ -146,17 +184,22 @@ export class BoundedLines {
     }
   }
 
-  /** Writes the pending lines now. */
-  flush(): void {
-    if (this.pending.length === 0) return;
-    const text = this.pending;
-    this.pending = '';
-    this.stream.write(text);
+  /** Writes the pending lines now, and the count of lines dropped, if any (at exit). */
+  flush(sayDropped = false): void {
+    if (this.pending.length !== 0) {
+      const text = this.pending;
+      this.pending = '';
+      this.pendingBytes = 0;
+      this.stream.write(text);
+    }
+    if (sayDropped && this.dropped !== 0) this.sayDropped();
   }
 
   private sayDropped(): void {
     const lines = this.dropped;
+    if (lines === 0) return;
     this.dropped = 0;
+    this.droppedSaidAt = this.now();
     this.flush();
     this.stream.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'warn', event: 'log-dropped', lines })}\n`);
   }

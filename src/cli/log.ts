@@ -11,11 +11,13 @@
 // --log-level keeps its level and those above it; the default, warn, prints
 // what the relay printed before it had levels (every fault, nothing else).
 //
-// # One line, one write
+// # Writes
 //
-// Each line is one write of under 4 KiB in practice, so lines from several
-// workers sharing stderr (a pipe: PIPE_BUF is 4096 on Linux) never
-// interleave mid-line.
+// Each line is handed to `write` whole; the CLI's writer (src/cli/io.ts,
+// BoundedLines) gathers the lines of one event-loop turn into writes of
+// whole lines of up to PIPE_BUF, and drops and counts lines while stderr is
+// far behind. Lines of workers sharing stderr interleave only between
+// lines while stderr keeps up (see BoundedLines for when it does not).
 
 import type { ConnectionFault } from '../relay/tcp.js';
 

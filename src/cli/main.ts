@@ -9,7 +9,7 @@
 // to process.exit(): exit() would drop output still queued on a pipe, and
 // the last line of a stream (its end) is the one a script reads first.
 
-import { BoundedLines, IoError, isDirectoryFd, LineWriter, OutputClosed, type Io } from './io.js';
+import { BoundedLines, drainedWithin, IoError, isDirectoryFd, LineWriter, OutputClosed, type Io } from './io.js';
 import { UsageError } from './args.js';
 import { usage, version } from './usage.js';
 
@@ -67,7 +67,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
 }
 
 const stderrEvents = new BoundedLines(process.stderr);
-process.on('exit', () => stderrEvents.flush());
+process.on('exit', () => stderrEvents.flush(true));
 const io: Io = {
   // A getter: a command that reads a file never touches stdin.
   get input() {
@@ -82,6 +82,10 @@ const io: Io = {
     process.stderr.write(`${line}\n`);
   },
   log: (line) => stderrEvents.write(line),
+  settle: (ms) => {
+    stderrEvents.flush(true);
+    return drainedWithin(process.stderr, ms);
+  },
   cwd: process.cwd(),
 };
 

@@ -8,8 +8,10 @@
 //                                                its own upstream connection and
 //                                                its own relay state
 //
-// Faults go to stderr as JSON lines, one per fault, the moment they are
-// known; a TCP relay's lines name the connection, and its upstream failures
+// Faults go to stderr as JSON lines, one per fault, at the end of the
+// event-loop turn that found them (src/cli/io.ts, BoundedLines: batched,
+// and dropped and counted when stderr falls far behind); a TCP relay's
+// lines name the connection, and its upstream failures
 // (connect errors, resets, timeouts) are lines of their own. The exit status
 // of a stream relay is 0 when the stream ended cleanly (faults on single
 // channels included), 1 after a record error, 74 after a read or write

@@ -143,7 +143,10 @@ export async function serveWorker(config: ServeConfig, io: Io): Promise<number> 
     log.line('info', 'drain', { signal: why, timeoutMs: config.drainTimeoutMs, connections: server.stats.connectionsOpen });
     const drained = await server.drain(config.drainTimeoutMs);
     log.line('info', 'drained', { ...drained });
-    // The IPC channel would keep a worker alive; its log lines are written synchronously (pipes and files are, on Linux).
+    // The IPC channel would keep a worker alive, so it exits; first its log
+    // lines go out (a pipe that is backed up holds them in this process, and
+    // exit would drop them), for at most two seconds.
+    await io.settle(2000);
     process.exit(0);
   };
   process.on('message', (message: ToWorker) => {

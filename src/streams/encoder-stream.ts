@@ -5,16 +5,27 @@
 // The readable side counts bytes against its high-water mark, and a
 // TransformStream does not call transform() while that side is full, so a
 // slow reader holds the writer back and at most the high-water mark plus one
-// record is queued. A response goes out as two chunks, its header and its
-// frame, so the frame's bytes are never copied.
+// record is queued.
+//
+// # Chunks that own their buffers
+//
+// A response goes out as two chunks, its header and its frame, so a frame's
+// bytes are not copied, except for a frame that encode carved from its
+// shared slab (under POOLED bytes, src/contract/body-writer.ts): that one
+// goes out with its header as one chunk of its own, because a consumer that
+// transfers a chunk's buffer (a byte stream's enqueue does) would detach
+// the frames beside it. A `payload` message is passed on as it is: the
+// caller owns those bytes.
 
 import { type CodecChoice, codecFor } from '../frame/build.js';
 import type { Frame } from '../frame/frame.js';
+import { POOLED } from '../contract/body-writer.js';
 import { encodeFinish, encodeResponse, encodeResponseHeader } from '../records/record.js';
 
 /** One channel event to write: a frame (encoded by the codec), a payload already encoded, or the finish. */
 export type ChannelMessage<R = unknown> =
   | { channel: number; frame: Frame<R> }
+  /** Bytes passed on as they are; a short frame from encode is a view into a shared slab, so slice() it first if the consumer transfers chunks. */
   | { channel: number; payload: Uint8Array }
   | { channel: number; finish: true };
 
@@ -41,11 +52,14 @@ export function createEncoderStream<R = unknown>(options: EncoderStreamOptions<R
           return;
         }
         if (!endpoint) throw new TypeError('a frame message needs the encoder stream to have an endpoint codec');
-        // One chunk with a buffer of its own: a short frame from encode is a
-        // view into a slab it shares with other frames, and a consumer that
-        // transfers a chunk's buffer (a byte stream's enqueue does) would
-        // detach the frames beside it.
-        controller.enqueue(encodeResponse(message.channel, codecFor(endpoint, message.channel).encode(message.frame)));
+        const frame = codecFor(endpoint, message.channel).encode(message.frame);
+        if (frame.length < POOLED) {
+          // A view into encode's shared slab: copied, with its header, into a chunk of its own.
+          controller.enqueue(encodeResponse(message.channel, frame));
+        } else {
+          controller.enqueue(encodeResponseHeader(message.channel, frame.length));
+          controller.enqueue(frame);
+        }
       },
     },
     { highWaterMark: 1 },
