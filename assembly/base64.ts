@@ -28,6 +28,8 @@
 // the scalar step, once each. The scalar build runs the same scalar step
 // over a 256-entry class table, one byte at a time.
 
+import { hex4 } from './stage1';
+
 /** Byte classes: 0 is refused (the fill, so every byte of 0x80 or above fails on the lookup). */
 const ALPHABET: u8 = 1;
 const SPACE: u8 = 2;
@@ -56,14 +58,6 @@ const CLASS: usize = memory.data<u8>([
   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 ]);
-
-/** The value of a hex digit byte, or -1. */
-@inline function hexDigit(c: u32): i32 {
-  if (c - 0x30 < 10) return <i32>(c - 0x30);
-  const l = c | 0x20;
-  if (l - 0x61 < 6) return <i32>(l - 0x57);
-  return -1;
-}
 
 /** Whether each byte of v is of the alphabet: all ones where it is. */
 @inline function alphabetBytes(v: v128): v128 {
@@ -140,12 +134,9 @@ export function base64Valid(start: usize, end: usize, json: bool): bool {
       else if (e == 0x66) c = 0x0c;
       else if (e == 0x75) {
         if (p + 4 > end) return false;
-        const a = hexDigit(<u32>load<u8>(p));
-        const b = hexDigit(<u32>load<u8>(p, 1));
-        const d = hexDigit(<u32>load<u8>(p, 2));
-        const f = hexDigit(<u32>load<u8>(p, 3));
-        if ((a | b | d | f) < 0) return false;
-        c = <u32>((a << 12) | (b << 8) | (d << 4) | f);
+        const unit = hex4(p);
+        if (unit < 0) return false;
+        c = <u32>unit;
         p += 4;
       } else return false; // \" \\ \b: not base64 characters
     }

@@ -148,8 +148,8 @@ const HEX: usize = memory.data<u8>([
   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 ]);
 
-/** The code unit of the four hex digits at p, or -1 when one is not a hex digit. */
-@inline function hex4(p: usize): i32 {
+/** The code unit of the four hex digits at p, or -1 when one is not a hex digit (also base64.ts's, for \u escapes in a blob). */
+@inline export function hex4(p: usize): i32 {
   const a = <i32>load<u8>(HEX + <usize>load<u8>(p));
   const b = <i32>load<u8>(HEX + <usize>load<u8>(p, 1));
   const c = <i32>load<u8>(HEX + <usize>load<u8>(p, 2));

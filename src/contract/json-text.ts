@@ -45,7 +45,8 @@ function isHex(c: number): boolean {
   return (c >= 0x30 && c <= 0x39) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x66);
 }
 
-function hexValue(b: Uint8Array, i: number): number {
+/** The code unit of the four hex digits at b[i] (already checked to be hex). */
+export function hexValue(b: Uint8Array, i: number): number {
   let v = 0;
   for (let k = 0; k < 4; k++) {
     const c = b[i + k];

@@ -42,6 +42,8 @@ import { base64AfterRun, isBase64Bytes, LONG_STRING } from './base64.js';
 import { NODES } from './generated/judges.js';
 import { customFault, type Fault, merge, nonoptional, pickUnion, prefix, type ZodNode } from './judge-kit.js';
 import type { JudgeNode } from './judge-node.js';
+import { hexValue } from './json-text.js';
+import { skipWhitespace } from './locate.js';
 import type { StringKit } from './string-kit.js';
 
 /** Values up to this many bytes are parsed and judged as values. */
@@ -56,11 +58,6 @@ const OPEN_OBJECT = 0x7b;
 const CLOSE_OBJECT = 0x7d;
 const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
-
-function skipWhitespace(b: Uint8Array, i: number): number {
-  while (b[i] === 0x20 || b[i] === 0x0a || b[i] === 0x0d || b[i] === 0x09) i++;
-  return i;
-}
 
 /** The backend's kit for the walk under way (judgeBytes sets it), or undefined. */
 let kit: StringKit | undefined;
@@ -212,7 +209,7 @@ function readUnit(b: Uint8Array, i: number): number {
         unit = 0x09;
         return i + 2;
       case 0x75:
-        unit = (hex(b[i + 2]) << 12) | (hex(b[i + 3]) << 8) | (hex(b[i + 4]) << 4) | hex(b[i + 5]);
+        unit = hexValue(b, i + 2);
         return i + 6;
       default:
         unit = e; // \" \\ \/
@@ -236,10 +233,6 @@ function readUnit(b: Uint8Array, i: number): number {
     owed = 0xdc00 | (cp & 0x3ff);
   } else unit = cp;
   return i;
-}
-
-function hex(c: number): number {
-  return c <= 0x39 ? c - 0x30 : (c | 0x20) - 0x57;
 }
 
 /** FNV-1a over the units of the name whose quotes are at ks and ke - 1. */

@@ -7,7 +7,8 @@
 
 type Path = readonly PropertyKey[];
 
-function skipWhitespace(b: Uint8Array, i: number): number {
+/** The offset of the first byte at or after i that is not JSON whitespace, in text already accepted (it ends in a non-space). */
+export function skipWhitespace(b: Uint8Array, i: number): number {
   while (b[i] === 0x20 || b[i] === 0x0a || b[i] === 0x0d || b[i] === 0x09) i++;
   return i;
 }
