@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { listResources } from '../src/frame/endpoints.js';
 import { encodeFinish, encodeResponse } from '../src/records/record.js';
 import { restartDelay } from '../src/cli/cluster.js';
+import { client, knownFaults } from './support/tcp-client.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const bin = path.join(root, 'dist/cli/main.js');
@@ -84,27 +85,6 @@ async function startRelay(upstreamPort: number, flags: string[]): Promise<Runnin
   return { child, port: Number(String(first.listening).split(':').at(-1)), first, lines, line, exited };
 }
 
-interface ClientResult {
-  bytes: Buffer;
-  ended: string;
-}
-
-function client(port: number): Promise<ClientResult> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    const chunks: Buffer[] = [];
-    let ended = '';
-    socket.on('data', (c) => chunks.push(c));
-    socket.on('end', () => {
-      ended ||= 'end';
-    });
-    socket.on('error', (e: NodeJS.ErrnoException) => {
-      ended ||= e.code ?? e.message;
-    });
-    socket.on('close', () => resolve({ bytes: Buffer.concat(chunks), ended }));
-  });
-}
-
 /** The samples of a Prometheus text exposition: 'name{labels}' to value. */
 async function scrape(at: string): Promise<Map<string, number>> {
   const response = await fetch(`http://${at}/metrics`);
@@ -126,25 +106,7 @@ const until = async (what: () => boolean | Promise<boolean>) => {
 describe('relay --metrics', () => {
   // Connections 1 to 3: valid records, a broken frame, an extra response, a channel left open at a clean end.
   // Connection 4: one response, then upstream resets.
-  const stream = cat(
-    encodeResponse(1, frame),
-    encodeFinish(1),
-    encodeResponse(2, broken),
-    encodeFinish(2),
-    encodeResponse(3, frame),
-    encodeResponse(3, frame),
-    encodeFinish(3),
-    encodeResponse(4, frame),
-  );
-  const forwarded = cat(
-    encodeResponse(1, frame),
-    encodeFinish(1),
-    encodeFinish(2),
-    encodeResponse(3, frame),
-    encodeFinish(3),
-    encodeResponse(4, frame),
-    encodeFinish(4),
-  );
+  const { stream, forwarded } = knownFaults(frame, broken);
   const resetIn = encodeResponse(9, frame);
 
   for (const workers of ['1', '2']) {

@@ -22,7 +22,7 @@ test('a FrameError as data carries no stack; thrown by decode, it carries the ca
   const before = Error.stackTraceLimit;
   const data = listResources.tryDecode(Uint8Array.of(0x07));
   expect(data).toBeInstanceOf(FrameError);
-  expect((data as FrameError).stack).toBe('FrameError: ' + (data as FrameError).message);
+  expect((data as FrameError).stack).toBe(`FrameError: ${(data as FrameError).message}`);
   expect(Error.stackTraceLimit).toBe(before);
   function callerOfDecode() {
     return listResources.decode(Uint8Array.of(0x07));

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { listResources } from '../src/frame/endpoints.js';
 import { encodeFinish, encodeResponse } from '../src/records/record.js';
 import { type ConnectionFault, createTcpRelay, type TcpRelayOptions, upstreamError } from '../src/relay/tcp.js';
+import { type ClientResult, client } from './support/tcp-client.js';
 
 const frame = listResources.encode({ kind: 'result', result: { resources: [] } });
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
@@ -33,30 +34,6 @@ async function closedPort(): Promise<number> {
   const port = (s.address() as net.AddressInfo).port;
   await new Promise((resolve) => s.close(resolve));
   return port;
-}
-
-interface ClientResult {
-  bytes: Uint8Array;
-  /** How the connection ended: 'end' (FIN, clean) or the error code ('ECONNRESET'). */
-  ended: string;
-}
-
-/** Connects to the relay, optionally sends `send`, and reads until the connection ends. */
-function client(port: number, send?: Uint8Array): Promise<ClientResult> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    const chunks: Buffer[] = [];
-    let ended = '';
-    socket.on('data', (c) => chunks.push(c));
-    socket.on('end', () => {
-      ended ||= 'end';
-    });
-    socket.on('error', (e: NodeJS.ErrnoException) => {
-      ended ||= e.code ?? e.message;
-    });
-    socket.on('close', () => resolve({ bytes: Buffer.concat(chunks), ended }));
-    if (send) socket.write(send);
-  });
 }
 
 async function relayTo(upstreamPort: number, options: Partial<TcpRelayOptions> = {}): Promise<{ port: number; faults: ConnectionFault[] }> {

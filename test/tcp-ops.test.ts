@@ -7,6 +7,7 @@ import { listResources } from '../src/frame/endpoints.js';
 import { encodeFinish, encodeResponse } from '../src/records/record.js';
 import { VALIDATION_BUCKETS } from '../src/relay/relay.js';
 import { type ConnectionFault, type ConnectionSummary, createTcpRelay, type TcpRelay } from '../src/relay/tcp.js';
+import { connectClient, knownFaults } from './support/tcp-client.js';
 
 const frame = listResources.encode({ kind: 'result', result: { resources: [] } });
 const broken = Uint8Array.of(0, 0x7b); // a tag, then '{' and nothing more
@@ -24,29 +25,6 @@ async function listen(server: net.Server): Promise<number> {
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return (server.address() as net.AddressInfo).port;
-}
-
-interface ClientResult {
-  bytes: Buffer;
-  /** 'end' (FIN) or the error code ('ECONNRESET'). */
-  ended: string;
-}
-
-function client(port: number): { done: Promise<ClientResult>; socket: net.Socket } {
-  const socket = net.connect(port, '127.0.0.1');
-  const chunks: Buffer[] = [];
-  let ended = '';
-  socket.on('data', (c) => chunks.push(c));
-  socket.on('end', () => {
-    ended ||= 'end';
-  });
-  const done = new Promise<ClientResult>((resolve) => {
-    socket.on('error', (e: NodeJS.ErrnoException) => {
-      ended ||= e.code ?? e.message;
-    });
-    socket.on('close', () => resolve({ bytes: Buffer.concat(chunks), ended }));
-  });
-  return { done, socket };
 }
 
 async function relayTo(upstreamPort: number, extra: Partial<Parameters<typeof createTcpRelay>[0]> = {}) {
@@ -71,25 +49,7 @@ describe('createTcpRelay: counters and connection events', () => {
   it('counts bytes, records, faults and upstream failures over every connection, live and closed', async () => {
     // Connections 1 and 2: a known stream with a frame error, a sequence violation and a channel left open.
     // Connection 3: two responses, then a reset.
-    const stream = cat(
-      encodeResponse(1, frame),
-      encodeFinish(1),
-      encodeResponse(2, broken),
-      encodeFinish(2),
-      encodeResponse(3, frame),
-      encodeResponse(3, frame),
-      encodeFinish(3),
-      encodeResponse(4, frame),
-    );
-    const forwarded = cat(
-      encodeResponse(1, frame),
-      encodeFinish(1),
-      encodeFinish(2),
-      encodeResponse(3, frame),
-      encodeFinish(3),
-      encodeResponse(4, frame),
-      encodeFinish(4),
-    );
+    const { stream, forwarded } = knownFaults(frame, broken);
     let n = 0;
     const upstream = net.createServer((s) => {
       s.on('error', () => {});
@@ -98,10 +58,10 @@ describe('createTcpRelay: counters and connection events', () => {
     });
     const relay = await relayTo(await listen(upstream));
     for (const k of [1, 2]) {
-      const got = await client(relay.port).done;
+      const got = await connectClient(relay.port).done;
       expect([hex(got.bytes), got.ended], `connection ${k}`).toEqual([hex(forwarded), 'end']);
     }
-    const reset = await client(relay.port).done;
+    const reset = await connectClient(relay.port).done;
     expect(reset.ended).toBe('ECONNRESET');
     await until(() => relay.closed.length === 3);
 
@@ -137,8 +97,8 @@ describe('createTcpRelay: counters and connection events', () => {
       s.write(cat(encodeResponse(1, frame), encodeResponse(2, frame), encodeFinish(1)));
     });
     const relay = await relayTo(await listen(upstream));
-    const a = client(relay.port);
-    const b = client(relay.port);
+    const a = connectClient(relay.port);
+    const b = connectClient(relay.port);
     await until(() => relay.server.stats.responsesIn === 4);
     expect(relay.server.stats).toMatchObject({ connectionsOpen: 2, openChannels: 2, heldBytes: 2 * frame.length, finishesOut: 2 });
     // A reset, not a FIN: a FIN would be passed upstream, which would end, and the relay with it.
@@ -160,7 +120,7 @@ describe('createTcpRelay: drain()', () => {
       s.write(cat(encodeResponse(k, frame), encodeFinish(k), encodeResponse(100 + k, frame)));
     });
     const relay = await relayTo(await listen(upstream));
-    const clients = Array.from({ length: 6 }, () => client(relay.port));
+    const clients = Array.from({ length: 6 }, () => connectClient(relay.port));
     await until(() => relay.server.stats.openChannels === 6);
 
     const draining = relay.server.drain(300);
