@@ -39,7 +39,7 @@ import { pathToFileURL } from 'node:url';
 import { createRelay, listResources, loadBackend } from '../dist/runtime/node.js';
 import { buildFrame, judgeFrame } from '../dist/frame/build.js';
 import { FrameError } from '../dist/frame/frame-error.js';
-import { buildWireFixtures } from './lib/wire.mjs';
+import { buildWireFixtures, through } from './lib/wire.mjs';
 import { brokenForSchema, buildingCodec } from './lib/decode-targets.mjs';
 import { SEED } from './lib/fixtures.mjs';
 
@@ -50,7 +50,6 @@ const names = (args[0] || 'listing').split(',');
 const rounds = Number(args[1] ?? 5);
 /** The other build's library, for its 'full' relay side by side; its loadBackend gives its own backends. */
 const baseline = baselineDir ? await import(pathToFileURL(`${baselineDir.replace(/\/$/, '')}/runtime/node.js`).href) : undefined;
-const CHUNK = 64 * 1024;
 
 const cpu = () => {
   const u = process.cpuUsage();
@@ -61,26 +60,7 @@ const cpu = () => {
 async function relay(backend, validate, stream, hash, lib = { createRelay, listResources }) {
   const faults = [];
   const r = lib.createRelay({ backend, validate, endpoint: lib.listResources, onFault: (f) => faults.push(f) });
-  let at = 0;
-  const source = new ReadableStream({
-    pull(controller) {
-      if (at >= stream.length) controller.close();
-      else {
-        controller.enqueue(stream.subarray(at, at + CHUNK));
-        at += CHUNK;
-      }
-    },
-  });
-  const reader = source.pipeThrough(r).getReader();
-  const h = hash ? createHash('sha256') : null;
-  let bytes = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    bytes += value.length;
-    h?.update(value);
-  }
-  return { bytes, sha256: h?.digest('hex'), faults };
+  return { ...(await through(r, stream, hash)), faults };
 }
 
 const fixtures = buildWireFixtures(SEED, names);

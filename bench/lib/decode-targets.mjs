@@ -42,7 +42,7 @@ import { RelayState } from '../../dist/relay/relay.js';
 import { buildFrame, registerBuild } from '../../dist/frame/build.js';
 import { FrameError } from '../../dist/frame/frame-error.js';
 import { createRelay, listResources, loadBackend } from '../../dist/runtime/node.js';
-import { buildWireFixtures } from './wire.mjs';
+import { buildWireFixtures, through } from './wire.mjs';
 import { CoreInstance } from '../../dist/backend/wasm/instance.js';
 import { readBuild } from '../../dist/backend/disk.js';
 import { isBase64Bytes } from '../../dist/contract/base64.js';
@@ -209,32 +209,11 @@ function residentBlobs(f, backend) {
 // ---------------------------------------------------------------------------
 // The long streams with validate 'full'.
 
-const CHUNK = 64 * 1024;
-
 /** `stream` through createRelay with 'full' and `endpoint`, 64 KiB chunks; resolves with the bytes out, their SHA-256 when asked, and the faults. */
 async function relayFull(backend, endpoint, stream, hash) {
   const faults = [];
   const relay = createRelay({ backend, validate: 'full', endpoint, onFault: (f) => faults.push(f) });
-  let at = 0;
-  const source = new ReadableStream({
-    pull(controller) {
-      if (at >= stream.length) controller.close();
-      else {
-        controller.enqueue(stream.subarray(at, at + CHUNK));
-        at += CHUNK;
-      }
-    },
-  });
-  const reader = source.pipeThrough(relay).getReader();
-  const h = hash ? createHash('sha256') : null;
-  let bytes = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    bytes += value.length;
-    h?.update(value);
-  }
-  return { bytes, sha256: h?.digest('hex'), faults };
+  return { ...(await through(relay, stream, hash)), faults };
 }
 
 /** The stream with its first response made one the schema refuses (a resource's uri a number, same length), and what the relay must forward of it. */

@@ -124,8 +124,12 @@ const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 // ---------------------------------------------------------------------------
 // In process.
 
-/** 64 KiB chunks of `stream` through `transform` (a { writable, readable } pair), the output counted; resolves with the byte count. */
-async function through(transform, stream) {
+/**
+ * 64 KiB chunks of `stream` through `transform` (a { writable, readable }
+ * pair), the output counted; resolves with the byte count and, with `hash`
+ * (for a check, never while timed), the output's SHA-256.
+ */
+export async function through(transform, stream, hash = false) {
   let at = 0;
   const source = new ReadableStream({
     pull(controller) {
@@ -137,15 +141,16 @@ async function through(transform, stream) {
     },
   });
   const reader = source.pipeThrough(transform).getReader();
+  const h = hash ? createHash('sha256') : null;
   let bytes = 0;
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) return bytes;
+    if (done) return { bytes, sha256: h?.digest('hex') };
     bytes += value.length;
+    h?.update(value);
   }
 }
 
-/** The relay over `stream`; with `hash`, the SHA-256 of its output too (for the check, never while timed). */
 /** Runs `fn` once: its value, and the wall and CPU seconds it took (CPU time is this process's, all threads). */
 async function measure(fn) {
   const u0 = process.cpuUsage();
@@ -167,19 +172,11 @@ function cpuOf(runs, bytes) {
   };
 }
 
+/** The relay over `stream`; with `hash`, the SHA-256 of its output too (for the check, never while timed). */
 async function relayOnce(lib, backend, stream, hash = false) {
   const relay = lib.createRelay({ backend, validate: 'json' });
-  const h = hash ? createHash('sha256') : null;
-  const tap = h
-    ? new TransformStream({
-        transform(chunk, controller) {
-          h.update(chunk);
-          controller.enqueue(chunk);
-        },
-      })
-    : null;
-  const bytes = await through(tap ? { writable: relay.writable, readable: relay.readable.pipeThrough(tap) } : relay, stream);
-  return { bytes, sha256: h?.digest('hex'), faults: relay.stats.faults };
+  const { bytes, sha256 } = await through(relay, stream, hash);
+  return { bytes, sha256, faults: relay.stats.faults };
 }
 
 function validateAll(backend, frames) {
@@ -211,7 +208,7 @@ async function longStreamCases(lib, fixtures, backends, rounds, progress) {
           throw new Error(`relay: ${relayed.value.bytes} of ${f.stream.length} bytes, ${relayed.value.faults} faults while timed`);
         faults.push(process.resourceUsage().minorPageFault - before);
         peerRuns.push(await measure(async () => validateAll(backend, f.frames)));
-        const floor = await measure(() => through(new TransformStream(), f.stream));
+        const floor = await measure(async () => (await through(new TransformStream(), f.stream)).bytes);
         if (floor.value !== f.stream.length) throw new Error('identity stream: bytes lost');
         floorRuns.push(floor);
       }
