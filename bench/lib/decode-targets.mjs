@@ -42,7 +42,7 @@ import { RelayState } from '../../dist/relay/relay.js';
 import { buildFrame, registerBuild } from '../../dist/frame/build.js';
 import { FrameError } from '../../dist/frame/frame-error.js';
 import { createRelay, listResources, loadBackend } from '../../dist/runtime/node.js';
-import { buildWireFixtures, through } from './wire.mjs';
+import { buildWireFixtures, roundResult, through } from './wire.mjs';
 import { CoreInstance } from '../../dist/backend/wasm/instance.js';
 import { readBuild } from '../../dist/backend/disk.js';
 import { isBase64Bytes } from '../../dist/contract/base64.js';
@@ -227,8 +227,6 @@ export function brokenForSchema(f) {
   return { stream, expected: stream.slice(9 + length) };
 }
 
-const T95 = [0, 12.71, 4.3, 3.18, 2.78, 2.57, 2.45, 2.36, 2.31, 2.26, 2.23];
-
 /**
  * relay/long-stream-full/F and relay/long-stream-full-by-build/F (F in
  * `names`: listing, small) on loadBackend('auto') and js, in `rounds`
@@ -287,26 +285,13 @@ export async function runRelayFullCases({ seed, names = ['listing', 'small'], ro
       }
     }
     for (const [k, c] of cases.entries()) {
-      const xs = seconds[k];
-      const n = xs.length;
-      const mean = xs.reduce((a, b) => a + b, 0) / n;
-      const sd = n > 1 ? Math.sqrt(xs.reduce((a, x) => a + (x - mean) ** 2, 0) / (n - 1)) : 0;
-      results.push({
-        name: `relay/${c.op}/${f.name}`,
-        layer: 'relay',
-        op: c.op,
-        fixture: f.name,
-        backend: c.backend.name,
-        impl: c.impl,
-        bytes: f.stream.length,
-        checked: true,
-        opsPerSec: 1 / mean,
-        mbPerSec: f.stream.length / mean / 1e6,
-        rme: n > 1 ? ((T95[Math.min(n - 1, 10)] * sd) / Math.sqrt(n) / mean) * 100 : 0,
-        samples: n,
-        meanMs: mean * 1000,
-        deviationMs: sd * 1000,
-      });
+      results.push(
+        roundResult(
+          { name: `relay/${c.op}/${f.name}`, layer: 'relay', op: c.op, fixture: f.name, backend: c.backend.name, impl: c.impl },
+          seconds[k],
+          f.stream.length,
+        ),
+      );
     }
   }
   return results;

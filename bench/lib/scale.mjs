@@ -35,9 +35,9 @@ import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
-import { blobRead, frameBytes, listingMedium, TAG_RESULT } from './fixtures.mjs';
+import { blobRead, listingMedium } from './fixtures.mjs';
 import { createRng } from './rng.mjs';
+import { mean, recordStream, roundResult } from './wire.mjs';
 
 const MiB = 1024 * 1024;
 const CHUNK = 64 * 1024;
@@ -61,56 +61,6 @@ const SCALE_FIXTURES = [
     make: listingMedium,
   },
 ];
-
-/** `make(rng)` frames in turn, each as a response and its finish (WIRE.md section 3, written by hand), until `bytes`. */
-function stream(rng, bytes, distinct, make) {
-  const frames = Array.from({ length: distinct }, () => frameBytes(TAG_RESULT, make(rng)));
-  let size = 0;
-  let count = 0;
-  while (size < bytes) size += 18 + frames[count++ % distinct].length;
-  const out = new Uint8Array(size);
-  const view = new DataView(out.buffer);
-  let at = 0;
-  for (let k = 0; k < count; k++) {
-    const frame = frames[k % distinct];
-    const channel = k % 4096;
-    out[at] = 1;
-    view.setUint32(at + 1, channel, true);
-    view.setUint32(at + 5, frame.length, true);
-    out.set(frame, at + 9);
-    at += 9 + frame.length;
-    out[at] = 2;
-    view.setUint32(at + 1, channel, true);
-    at += 9;
-  }
-  return { stream: out, records: 2 * count, sha256: createHash('sha256').update(out).digest('hex') };
-}
-
-// ---------------------------------------------------------------------------
-// Statistics over rounds (as bench/lib/wire.mjs reports them).
-
-const T95 = [0, 12.71, 4.3, 3.18, 2.78, 2.57, 2.45, 2.36, 2.31, 2.26, 2.23];
-const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
-
-function result(base, seconds, bytes, extra) {
-  const n = seconds.length;
-  const m = mean(seconds);
-  const sd = n > 1 ? Math.sqrt(seconds.reduce((a, s) => a + (s - m) ** 2, 0) / (n - 1)) : 0;
-  const rme = n > 1 ? ((T95[Math.min(n - 1, 10)] * sd) / Math.sqrt(n) / m) * 100 : 0;
-  return {
-    ...base,
-    bytes,
-    checked: true,
-    opsPerSec: 1 / m,
-    mbPerSec: bytes / m / 1e6,
-    rme,
-    samples: n,
-    meanMs: m * 1000,
-    deviationMs: sd * 1000,
-    load1: Math.round(os.loadavg()[0] * 100) / 100,
-    ...extra,
-  };
-}
 
 // ---------------------------------------------------------------------------
 // Processes.
@@ -257,7 +207,7 @@ async function scaleCase(root, f, rounds, progress) {
     return relays.map(({ key }) => {
       const cpus = runs[key].map((x) => x.cpu);
       const cpu = cpus.every((c) => c !== null) ? mean(cpus) : null;
-      return result(
+      return roundResult(
         {
           layer: 'relay',
           op: 'tcp-scale',
@@ -299,7 +249,7 @@ export async function runScaleCases({ root, quick, wanted, progress, seed = 0x73
   const selected = SCALE_FIXTURES.filter((f) => wanted(`relay/tcp-scale/${f.name}`));
   if (selected.length === 0) return { results: [], fixtures: [] };
   progress('scale: building the streams');
-  const fixtures = selected.map((f, k) => ({ ...f, ...stream(createRng(seed + k), f.bytes, f.distinct, f.make) }));
+  const fixtures = selected.map((f, k) => ({ ...f, ...recordStream(createRng(seed + k), f.bytes, f.distinct, f.make) }));
   const rounds = quick ? 2 : 5;
   const results = [];
   for (const f of fixtures) results.push(...(await scaleCase(root, f, rounds, progress)));

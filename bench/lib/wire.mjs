@@ -35,13 +35,16 @@ function listingTiny(rng) {
   return { resources: [{ uri: `file:///d/${name}`, name }] };
 }
 
-/** `make(rng)` frames, taken in turn as responses each followed by its finish, until the stream reaches 96 MiB. */
-function longStream(rng, distinct, make) {
+/**
+ * `make(rng)` frames (`distinct` of them) taken in turn, each as a response
+ * followed by its finish, until the stream reaches `bytes`; records written
+ * by hand (WIRE.md section 3), straight into one buffer.
+ */
+export function recordStream(rng, bytes, distinct, make) {
   const frames = Array.from({ length: distinct }, () => frameBytes(TAG_RESULT, make(rng)));
-  // Records written by hand (WIRE.md section 3), straight into one buffer.
   let size = 0;
   let count = 0;
-  while (size < STREAM_BYTES) size += 18 + frames[count++ % distinct].length;
+  while (size < bytes) size += 18 + frames[count++ % distinct].length;
   const stream = new Uint8Array(size);
   const view = new DataView(stream.buffer);
   let at = 0;
@@ -57,6 +60,12 @@ function longStream(rng, distinct, make) {
     view.setUint32(at + 1, channel, true);
     at += 9;
   }
+  return { stream, records: 2 * count, sha256: createHash('sha256').update(stream).digest('hex') };
+}
+
+/** A 96 MiB record stream (recordStream), with its frames. */
+function longStream(rng, distinct, make) {
+  const { stream, sha256 } = recordStream(rng, STREAM_BYTES, distinct, make);
   // The frames as views of the stream itself: the validate-only peer reads exactly the relay's bytes.
   const views = [];
   for (let at = 0; at < stream.length; ) {
@@ -64,7 +73,7 @@ function longStream(rng, distinct, make) {
     if (stream[at] === 1) views.push(stream.subarray(at + 9, at + 9 + length));
     at += 9 + length;
   }
-  return { stream, frames: views, sha256: createHash('sha256').update(stream).digest('hex') };
+  return { stream, frames: views, sha256 };
 }
 
 const WIRE_FIXTURES = [
@@ -99,7 +108,7 @@ export function buildWireFixtures(seed, names = WIRE_FIXTURES.map((f) => f.name)
 const T95 = [0, 12.71, 4.3, 3.18, 2.78, 2.57, 2.45, 2.36, 2.31, 2.26, 2.23];
 
 /** A result in the shape benchmark.js results have in the report: from per-round seconds. */
-function result(base, seconds, bytes, extra = {}) {
+export function roundResult(base, seconds, bytes, extra = {}) {
   const n = seconds.length;
   const mean = seconds.reduce((a, b) => a + b, 0) / n;
   const sd = n > 1 ? Math.sqrt(seconds.reduce((a, s) => a + (s - mean) ** 2, 0) / (n - 1)) : 0;
@@ -119,7 +128,7 @@ function result(base, seconds, bytes, extra = {}) {
   };
 }
 
-const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+export const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 // ---------------------------------------------------------------------------
 // In process.
@@ -217,7 +226,7 @@ async function longStreamCases(lib, fixtures, backends, rounds, progress) {
       const floorSeconds = floorRuns.map((x) => x.wall);
       const base = { layer: 'relay', op: 'long-stream', fixture: f.name, backend: backend.name };
       results.push(
-        result(
+        roundResult(
           { ...base, name: `relay/long-stream/${f.name}`, impl: `createRelay({ validate: 'json' }) on ${backend.name}, 64 KiB chunks` },
           relaySeconds,
           f.stream.length,
@@ -226,7 +235,7 @@ async function longStreamCases(lib, fixtures, backends, rounds, progress) {
             ...cpuOf(relayRuns, f.stream.length),
           },
         ),
-        result(
+        roundResult(
           {
             layer: 'peer',
             op: 'validate-only',
@@ -239,7 +248,7 @@ async function longStreamCases(lib, fixtures, backends, rounds, progress) {
           f.stream.length,
           cpuOf(peerRuns, f.stream.length),
         ),
-        result(
+        roundResult(
           {
             layer: 'peer',
             op: 'identity-stream',
@@ -338,7 +347,7 @@ function rmeOf(xs) {
 
 function processResult(layer, op, f, backend, impl, runs) {
   const cpu = mean(runs.map((r) => r.cpu));
-  return result(
+  return roundResult(
     { layer, op, fixture: f.name, backend, name: `${layer}/${op}/${f.name}`, impl },
     runs.map((r) => r.wall),
     f.stream.length,
