@@ -23,11 +23,13 @@
 // timed: decode deep-equals JSON.parse of the same body on every backend.
 
 import { deepStrictEqual, ok } from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
 import { loadBackend } from '../dist/runtime/node.js';
 import { ENDPOINTS } from '../dist/frame/endpoints.js';
 import { locate } from '../dist/contract/locate.js';
-import { buildFixtures, SEED, TAG_RESULT, TAG_ERROR } from './lib/fixtures.mjs';
+import { buildFixtures, SEED, TAG_RESULT } from './lib/fixtures.mjs';
+import { loadServerFrames } from '../test/fixtures/servers/frames.mjs';
+
+const decoder = new TextDecoder();
 
 const FRAME_FIXTURES = ['listing-small', 'listing-medium', 'text-48k', 'text-1m', 'blob-48k', 'blob-1m', 'error'];
 const SERVER_FIXTURES = ['servers-everything', 'servers-filesystem', 'servers-memory'];
@@ -36,60 +38,17 @@ const names = (process.argv[2] || [...FRAME_FIXTURES, ...SERVER_FIXTURES].join('
 const rounds = Number(process.argv[3] ?? 9);
 const backendNames = (process.argv[4] ?? 'wasm-simd,wasm-scalar,js').split(',');
 
-const METHOD_ENDPOINT = {
-  'resources/list': 'list-resources',
-  'resources/read': 'read-resource',
-  'resources/templates/list': 'list-resource-templates',
-  'tools/list': 'list-tools',
-  'tools/call': 'call-tool',
-  'prompts/list': 'list-prompts',
-  'prompts/get': 'get-prompt',
-  'completion/complete': 'complete',
-};
-
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
-/** The offset just past the JSON value that starts at i (valid JSON). */
-function valueEnd(b, i) {
-  let depth = 0;
-  for (; i < b.length; i++) {
-    const c = b[i];
-    if (c === 0x22) {
-      for (i++; b[i] !== 0x22; i++) if (b[i] === 0x5c) i++;
-      if (depth === 0) return i + 1;
-    } else if (c === 0x7b || c === 0x5b) depth++;
-    else if (c === 0x7d || c === 0x5d) {
-      if (--depth === 0) return i + 1;
-    } else if (depth === 0 && (c === 0x2c || c === 0x7d)) return i;
-  }
-  return i;
-}
-
 /** One fixture per server: each captured answer as a frame (its result or error member, byte for byte, behind its tag). */
 function serverFixtures() {
-  const dir = new URL('../test/fixtures/servers/', import.meta.url);
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.jsonl'))
-    .sort()
-    .map((file) => {
-      const frames = readFileSync(new URL(file, dir), 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => {
-          const exchange = JSON.parse(line);
-          const raw = encoder.encode(exchange.response);
-          const member = 'result' in JSON.parse(exchange.response) ? 'result' : 'error';
-          const start = locate(raw, 0, raw.length, [member]);
-          const body = raw.subarray(start, valueEnd(raw, start));
-          const bytes = new Uint8Array(1 + body.length);
-          bytes[0] = member === 'result' ? TAG_RESULT : TAG_ERROR;
-          bytes.set(body, 1);
-          return { bytes, endpoint: METHOD_ENDPOINT[exchange.method] ?? 'list-resources' };
-        });
-      const total = frames.reduce((a, f) => a + f.bytes.length, 0);
-      return { name: `servers-${file.replace(/\.jsonl$/, '')}`, frames, bytesPerOp: total / frames.length };
-    });
+  const byFile = new Map();
+  for (const f of loadServerFrames(locate)) {
+    if (!byFile.has(f.file)) byFile.set(f.file, []);
+    byFile.get(f.file).push({ bytes: f.frame, endpoint: f.endpoint });
+  }
+  return [...byFile].map(([file, frames]) => {
+    const total = frames.reduce((a, f) => a + f.bytes.length, 0);
+    return { name: `servers-${file}`, frames, bytesPerOp: total / frames.length };
+  });
 }
 
 const ENDPOINT_OF_FIXTURE = { 'list-resources': 'list-resources', 'read-resource': 'read-resource' };
