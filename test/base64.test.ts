@@ -3,18 +3,9 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { isBase64, isBase64Bytes } from '../src/contract/base64.js';
+import { atobAccepts, editedBase64 as editedBase64Of, jsonString } from './support/base64-cases.js';
 
 const SEED = Number(process.env.MCP_FRAMES_SEED ?? Date.now() % 1_000_000);
-
-/** The SDK's own test (Base64Schema's refinement). */
-function atobAccepts(s: string): boolean {
-  try {
-    atob(s);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Units that sit on every edge of the rule. */
 const UNITS = [
@@ -44,22 +35,7 @@ const UNITS = [
 const unitString = fc.array(fc.constantFrom(...UNITS), { maxLength: 14 }).map((u) => u.join(''));
 
 /** Real base64, then edited: whitespace put in, padding moved, added or cut, a unit swapped. */
-const editedBase64 = fc
-  .tuple(
-    fc.uint8Array({ maxLength: 20 }),
-    fc.array(fc.tuple(fc.nat(), fc.constantFrom(' ', '\n', '\r\n', '\t', '=', '==', '', 'A', '!', '\v')), { maxLength: 3 }),
-    fc.constantFrom('keep', 'strip', 'extra'),
-  )
-  .map(([bytes, edits, pad]) => {
-    let s = Buffer.from(bytes).toString('base64');
-    if (pad === 'strip') s = s.replace(/=+$/, '');
-    if (pad === 'extra') s += '=';
-    for (const [at, insert] of edits) {
-      const k = s.length ? at % (s.length + 1) : 0;
-      s = s.slice(0, k) + insert + s.slice(k);
-    }
-    return s;
-  });
+const editedBase64 = editedBase64Of(fc.uint8Array({ maxLength: 20 }), fc.constantFrom(' ', '\n', '\r\n', '\t', '=', '==', '', 'A', '!', '\v'));
 
 /** Long base64 (past the word loop's threshold), with a few units of UNITS put in anywhere. */
 const longEdited = fc
@@ -75,18 +51,6 @@ const longEdited = fc
   });
 
 const candidates = fc.oneof(unitString, editedBase64, longEdited, fc.string({ maxLength: 10 }), fc.string({ unit: 'binary', maxLength: 8 }));
-
-/** s as the bytes between a JSON string's quotes, some units written as escapes. */
-function jsonBody(s: string, escapes: boolean[]): Uint8Array {
-  let text = '';
-  [...s].forEach((ch, k) => {
-    const escaped = escapes[k % Math.max(1, escapes.length)];
-    if (escaped && ch === '/') text += '\\/';
-    else if (escaped && ch.length === 1) text += `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`;
-    else text += JSON.stringify(ch).slice(1, -1);
-  });
-  return new TextEncoder().encode(`"${text}"`);
-}
 
 describe('isBase64 accepts exactly what atob accepts', () => {
   test(`generated strings (seed ${SEED})`, () => {
@@ -131,7 +95,7 @@ describe('isBase64 accepts exactly what atob accepts', () => {
         const s = `${run.slice(0, at)}${String.fromCharCode(unit)}${run.slice(at)}`;
         const want = atobAccepts(s);
         expect(isBase64(s)).toBe(want);
-        const body = jsonBody(s, [false]);
+        const body = jsonString(s, [false]);
         expect(isBase64Bytes(body, 1, body.length - 1)).toBe(want);
       }
     }
@@ -147,7 +111,7 @@ describe('isBase64 accepts exactly what atob accepts', () => {
       `${good.slice(0, 99_999)}é${good.slice(99_999)}`,
     ]) {
       expect(isBase64(s)).toBe(atobAccepts(s));
-      const body = jsonBody(s, [false]);
+      const body = jsonString(s, [false]);
       expect(isBase64Bytes(body, 1, body.length - 1)).toBe(atobAccepts(s));
     }
   });
@@ -157,7 +121,7 @@ describe('isBase64Bytes on the JSON text gives what isBase64 gives on the string
   test(`generated strings, some units escaped (seed ${SEED})`, () => {
     fc.assert(
       fc.property(candidates, fc.array(fc.boolean(), { minLength: 1, maxLength: 5 }), fc.nat(7), (s, escapes, shift) => {
-        const body = jsonBody(s, escapes);
+        const body = jsonString(s, escapes);
         expect(JSON.parse(new TextDecoder().decode(body))).toBe(s);
         // At every alignment: the word loop reads the buffer four bytes at a time.
         const bytes = new Uint8Array(body.length + 8).subarray(shift, shift + body.length);

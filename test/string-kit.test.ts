@@ -11,19 +11,10 @@ import type { StringKit } from '../src/contract/string-kit.js';
 import { readResource } from '../src/frame/endpoints.js';
 import { FrameError } from '../src/frame/frame-error.js';
 import { BACKEND_ROWS } from './backends.js';
+import { atobAccepts, editedBase64, jsonString } from './support/base64-cases.js';
 
 const SEED = Number(process.env.MCP_FRAMES_SEED ?? Date.now() % 1_000_000);
 const encoder = new TextEncoder();
-
-/** The SDK's own test (Base64Schema's refinement). */
-function atobAccepts(s: string): boolean {
-  try {
-    atob(s);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** The end of a string by the plain rule: the first quote no backslash escapes, from a character boundary; -1 if none. */
 function plainStringEnd(b: Uint8Array, from: number, end = b.length): number {
@@ -101,34 +92,10 @@ const UNITS = [
 ];
 
 /** Real base64 of some length, edited: whitespace put in, padding moved, added or cut, units put in anywhere. */
-const candidate = fc
-  .tuple(
-    fc.oneof(fc.uint8Array({ maxLength: 24 }), fc.uint8Array({ minLength: 40, maxLength: 900, size: 'max' })),
-    fc.array(fc.tuple(fc.nat(), fc.oneof(fc.constantFrom(...UNITS), fc.constantFrom('\r\n', '==', '=\n=', ' = '))), { maxLength: 3 }),
-    fc.constantFrom('keep', 'strip', 'extra'),
-  )
-  .map(([bytes, edits, pad]) => {
-    let s = Buffer.from(bytes).toString('base64');
-    if (pad === 'strip') s = s.replace(/=+$/, '');
-    if (pad === 'extra') s += '=';
-    for (const [at, insert] of edits) {
-      const k = s.length ? at % (s.length + 1) : 0;
-      s = s.slice(0, k) + insert + s.slice(k);
-    }
-    return s;
-  });
-
-/** s as the bytes between a JSON string's quotes, quotes included, some units written as escapes (`\/`, `\uXXXX`, or JSON.stringify's). */
-function jsonString(s: string, escapes: readonly boolean[]): Uint8Array {
-  let text = '';
-  [...s].forEach((ch, k) => {
-    const escaped = escapes[k % Math.max(1, escapes.length)];
-    if (escaped && ch === '/') text += '\\/';
-    else if (escaped && ch.length === 1) text += `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`;
-    else text += JSON.stringify(ch).slice(1, -1);
-  });
-  return encoder.encode(`"${text}"`);
-}
+const candidate = editedBase64(
+  fc.oneof(fc.uint8Array({ maxLength: 24 }), fc.uint8Array({ minLength: 40, maxLength: 900, size: 'max' })),
+  fc.oneof(fc.constantFrom(...UNITS), fc.constantFrom('\r\n', '==', '=\n=', ' = ')),
+);
 
 describe.each(BACKEND_ROWS)('%s: the base64 rule', (_name, backend) => {
   const kit = kitOf(backend);
