@@ -3,6 +3,7 @@
 import * as sdk from '@modelcontextprotocol/sdk/types.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, test } from 'vitest';
+import { encodeError } from './support/encode-error.js';
 import { BACKEND_ROWS } from './backends.js';
 import { concat, utf8 } from './support/bytes.js';
 import { ENDPOINTS, UNSUPPORTED_RESULTS, listResources } from '../src/frame/endpoints.js';
@@ -169,19 +170,6 @@ const ERRORS: [string, ErrorObject][] = [
 const CODECS = Object.entries(ENDPOINTS);
 const roundTripped = (v: unknown) => JSON.parse(JSON.stringify(v));
 const frameBytes = (tag: number, value: unknown) => concat(Uint8Array.of(tag), utf8(JSON.stringify(value)));
-
-/** Runs `fn`, which must throw an EncodeError and nothing else. */
-function encodeError(fn: () => unknown): EncodeError {
-  let thrown: unknown;
-  try {
-    fn();
-  } catch (e) {
-    thrown = e;
-  }
-  expect(thrown, 'encode threw').toBeDefined();
-  expect(thrown).toBeInstanceOf(EncodeError);
-  return thrown as EncodeError;
-}
 
 /** `depth` arrays nested, innermost empty. */
 function arrays(depth: number): unknown {

@@ -3,6 +3,7 @@
 import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { encodeError } from './support/encode-error.js';
 import { BACKEND_ROWS } from './backends.js';
 import { concat, utf8 } from './support/bytes.js';
 import { build, leftOut, recipe, type Recipe, refused } from './support/exotic.js';
@@ -21,19 +22,6 @@ const bodyOf = (frame: Frame<unknown>): unknown => (frame.kind === 'result' ? fr
 const tagOf = (frame: Frame<unknown>) => (frame.kind === 'result' ? TAG_RESULT : TAG_ERROR);
 /** What JSON.stringify writes for the frame, as encode frames it. */
 const stringified = (frame: Frame<unknown>) => concat(Uint8Array.of(tagOf(frame)), utf8(JSON.stringify(bodyOf(frame))));
-
-/** Runs `fn`, which must throw an EncodeError and nothing else. */
-function encodeError(fn: () => unknown): EncodeError {
-  let thrown: unknown;
-  try {
-    fn();
-  } catch (e) {
-    thrown = e;
-  }
-  expect(thrown, 'encode threw').toBeDefined();
-  expect(thrown).toBeInstanceOf(EncodeError);
-  return thrown as EncodeError;
-}
 
 /** `s` with every character JSON.stringify escapes made an 'a': a run the native path takes. */
 const withoutEscapes = (s: string) => Array.from(s, (c) => (c < ' ' || c === '"' || c === '\\' ? 'a' : c)).join('');
