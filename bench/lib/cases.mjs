@@ -11,7 +11,7 @@ import { loadBackend, listResources, readResource, createRelay, decodeStream, Fr
 import { RelayState } from '../../dist/relay/relay.js';
 import { writeFrame } from '../../dist/contract/body-writer.js';
 import { judge, judgeError } from '../../dist/contract/schema.js';
-import { concat, responseRecord, finishRecord, HEADER_SIZE, TAG_RESULT } from './fixtures.mjs';
+import { concat, cycle, responseRecord, finishRecord, HEADER_SIZE, TAG_RESULT } from './fixtures.mjs';
 
 const CODECS = { 'list-resources': listResources, 'read-resource': readResource };
 const MAX_FRAME = 16 * 1024 * 1024;
@@ -37,17 +37,6 @@ function expectFrameError(result, broken, what) {
   ok(result instanceof FrameError, `${what}: the ${broken.label} twin was accepted`);
   strictEqual(result.rule, broken.rule, `${what}: the ${broken.label} twin was refused for ${result.rule}, expected ${broken.rule}`);
   strictEqual(result.offset, broken.offset, `${what}: the ${broken.label} twin was refused at ${result.offset}, expected ${broken.offset}`);
-}
-
-/** Takes the elements of `list` in turn, round and round. */
-function cycle(list) {
-  let i = 0;
-  const n = list.length;
-  return () => {
-    const v = list[i];
-    i = i + 1 === n ? 0 : i + 1;
-    return v;
-  };
 }
 
 /** Splits bytes into chunks of at most `size`, as views. */

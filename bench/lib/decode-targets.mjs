@@ -47,19 +47,9 @@ import { CoreInstance } from '../../dist/backend/wasm/instance.js';
 import { readBuild } from '../../dist/backend/disk.js';
 import { isBase64Bytes } from '../../dist/contract/base64.js';
 import { BLOBS, RELAY_FIXTURES } from './decode-specs.mjs';
-import { concat, finishRecord, responseRecord } from './fixtures.mjs';
+import { concat, cycle, finishRecord, responseRecord } from './fixtures.mjs';
 
 export { decodeSpeedTargets, decodeTargets, judgeSpeedTarget } from './decode-specs.mjs';
-
-/** Takes the elements of `list` in turn, round and round. */
-function cycle(list) {
-  let i = 0;
-  return () => {
-    const v = list[i];
-    i = i + 1 === list.length ? 0 : i + 1;
-    return v;
-  };
-}
 
 /**
  * A list-resources codec whose relay judge is what 'full' did before issue

@@ -17,7 +17,7 @@ import { deepStrictEqual, ok, strictEqual } from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readResource, FrameError } from '../../dist/runtime/node.js';
-import { DISTINCT_BYTES, STATUS, TAG_RESULT } from './fixtures.mjs';
+import { cycle, DISTINCT_BYTES, STATUS, TAG_RESULT } from './fixtures.mjs';
 import { createRng } from './rng.mjs';
 import { ROOT } from './env.mjs';
 
@@ -255,15 +255,6 @@ function expectFrameError(result, broken, what) {
   ok(result instanceof FrameError, `${what}: the ${broken.label} twin was accepted`);
   strictEqual(result.rule, broken.rule, `${what}: the ${broken.label} twin was refused for ${result.rule}, expected ${broken.rule}`);
   strictEqual(result.offset, broken.offset, `${what}: the ${broken.label} twin was refused at ${result.offset}, expected ${broken.offset}`);
-}
-
-function cycle(list) {
-  let i = 0;
-  return () => {
-    const v = list[i];
-    i = i + 1 === list.length ? 0 : i + 1;
-    return v;
-  };
 }
 
 /** Where results go so that no operation's work is dead code. */

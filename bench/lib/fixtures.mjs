@@ -241,6 +241,17 @@ function record(kind, channel, payload) {
   return out;
 }
 
+/** Takes the elements of `list` in turn, round and round (the cases' frames, so that no branch predictor learns one). */
+export function cycle(list) {
+  let i = 0;
+  const n = list.length;
+  return () => {
+    const v = list[i];
+    i = i + 1 === n ? 0 : i + 1;
+    return v;
+  };
+}
+
 export const responseRecord = (channel, payload) => record(KIND_RESPONSE, channel, payload);
 export const finishRecord = (channel) => record(KIND_FINISH, channel, new Uint8Array(0));
 
