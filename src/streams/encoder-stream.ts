@@ -11,7 +11,7 @@
 //
 // A response goes out as two chunks, its header and its frame, so a frame's
 // bytes are not copied, except for a frame that encode carved from its
-// shared slab (under POOLED bytes, src/contract/body-writer.ts): that one
+// shared slab (a view shorter than its buffer, src/contract/body-writer.ts): that one
 // goes out with its header as one chunk of its own, because a consumer that
 // transfers a chunk's buffer (a byte stream's enqueue does) would detach
 // the frames beside it. A `payload` message is passed on as it is: the
@@ -19,7 +19,6 @@
 
 import { type CodecChoice, codecFor } from '../frame/build.js';
 import type { Frame } from '../frame/frame.js';
-import { POOLED } from '../contract/body-writer.js';
 import { encodeFinish, encodeResponse, encodeResponseHeader } from '../records/record.js';
 
 /** One channel event to write: a frame (encoded by the codec), a payload already encoded, or the finish. */
@@ -53,7 +52,7 @@ export function createEncoderStream<R = unknown>(options: EncoderStreamOptions<R
         }
         if (!endpoint) throw new TypeError('a frame message needs the encoder stream to have an endpoint codec');
         const frame = codecFor(endpoint, message.channel).encode(message.frame);
-        if (frame.length < POOLED) {
+        if (frame.byteLength !== frame.buffer.byteLength) {
           // A view into encode's shared slab: copied, with its header, into a chunk of its own.
           controller.enqueue(encodeResponse(message.channel, frame));
         } else {
