@@ -97,6 +97,12 @@ export async function runPrimary(config: ServeConfig, io: Io): Promise<number> {
     if (!slot) slots.push(s);
     bySlot.set(worker, s);
     const replaces = slot !== undefined;
+    // A send to a worker whose channel has closed (it died, or was killed
+    // while cluster was answering its listen) is an 'error' on the worker;
+    // unhandled, it would take the primary down with exit status 1.
+    worker.on('error', (err: NodeJS.ErrnoException) => {
+      if (!stopping) log.line('error', 'worker-error', { worker: worker.id, pid: worker.process.pid, error: err.code ?? err.message });
+    });
     worker.on('message', (message: FromWorker) => {
       if (message?.type === 'mcp-frames:listening') {
         s.listening = true;

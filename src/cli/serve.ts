@@ -162,8 +162,11 @@ export async function serveWorker(config: ServeConfig, io: Io): Promise<number> 
     const port = await listenOn(server, config.listen);
     send({ type: 'mcp-frames:listening', port });
   } catch (err) {
-    send({ type: 'mcp-frames:listen-failed', message: `relay: cannot listen on ${hostPort(config.listen)}: ${fsReason(err)}` });
-    process.exit(2);
+    // Exit once the message is sent: exiting at once can lose it, and the
+    // primary then sees a worker die instead of a port it cannot have.
+    const failed: FromWorker = { type: 'mcp-frames:listen-failed', message: `relay: cannot listen on ${hostPort(config.listen)}: ${fsReason(err)}` };
+    if (process.send) process.send(failed, undefined, undefined, () => process.exit(2));
+    else process.exit(2);
   }
   await new Promise<never>(() => {});
   return 0;
