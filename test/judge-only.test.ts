@@ -58,6 +58,8 @@ function serialize(v: unknown, pick: () => number, top = true): string {
     }
     return `{${ws()}${members.join(`,${ws()}`)}${ws()}}`;
   }
+  // Now and then a string led by a byte-order mark, which a decoder must keep.
+  if (typeof v === 'string' && pick() % 13 === 0) return JSON.stringify(`\ufeff${v}`);
   return JSON.stringify(v) ?? 'null';
 }
 
@@ -148,6 +150,29 @@ describe.each(BACKEND_ROWS)('%s: judgeFrame on texts written to trip it', (_b, b
     const payload = encoder.encode(`\u0000${text}`);
     expect(backend.verifyFrame(payload)).toBeNull();
     bothWays(backend, codec.withBackend(backend), payload);
+  });
+
+  // TextDecoder's default drops a leading U+FEFF; a byte judge that read a string's content that way once accepted a date
+  // the SDK's schema refuses. The value judge on JSON.parse's value is the reference here, since build itself judges a
+  // body over SMALL on its bytes.
+  const BOM = '\ufeff';
+  const bomCases: [string, FrameCodec<unknown>, string][] = [
+    ['a date', LISTING, `{"resources":[{"name":"n","uri":"u","annotations":{"lastModified":"${BOM}2025-01-02T03:04:05Z"}}]}`],
+    ['an audience', LISTING, `{"resources":[{"name":"n","uri":"u","annotations":{"audience":["${BOM}user"]}}]}`],
+    ['a name', LISTING, `{"resources":[{"name":"${BOM}n","uri":"u"}]}`],
+    ['a blob', READ, `{"contents":[{"uri":"u","blob":"${BOM}QUJD"}]}`],
+    ['a content type', ENDPOINTS['call-tool'], `{"content":[{"type":"${BOM}text","text":"t"}]}`],
+  ];
+  test.each(bomCases)('a string led by a byte-order mark: %s, in a short body and in one over SMALL', (_name, codec, text) => {
+    for (const body of [text, `{"x-pad":"${'p'.repeat(SMALL)}",${text.slice(1)}`]) {
+      const payload = encoder.encode(`\u0000${body}`);
+      expect(backend.verifyFrame(payload)).toBeNull();
+      const want = judge(codec.schema, JSON.parse(body)) === null;
+      const c = codec.withBackend(backend);
+      expect(built(c, payload) === null).toBe(want);
+      expect(judged(c, payload) === null).toBe(want);
+      bothWays(backend, c, payload);
+    }
   });
 
   test('an error object, with a code in and out of 32 bits', () => {

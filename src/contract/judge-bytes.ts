@@ -45,11 +45,10 @@ import type { JudgeNode } from './judge-node.js';
 import { hexValue } from './json-text.js';
 import { skipWhitespace } from './locate.js';
 import type { StringKit } from './string-kit.js';
+import { utf8Text } from './utf8-text.js';
 
 /** Values up to this many bytes are parsed and judged as values. */
 export const SMALL = 64 * 1024;
-
-const decoder = new TextDecoder();
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -160,13 +159,12 @@ const opens = new Int32Array(128);
 
 /** The value of the text b[s, e). */
 function parse(b: Uint8Array, s: number, e: number): unknown {
-  return JSON.parse(decoder.decode(b.subarray(s, e)));
+  return JSON.parse(utf8Text(b, s, e));
 }
 
 /** The string whose JSON text is b[s, e), quotes included. */
 function parseString(b: Uint8Array, s: number, e: number): string {
-  const body = b.subarray(s + 1, e - 1);
-  return body.indexOf(BACKSLASH) < 0 ? decoder.decode(body) : (JSON.parse(decoder.decode(b.subarray(s, e))) as string);
+  return b.subarray(s + 1, e - 1).indexOf(BACKSLASH) < 0 ? utf8Text(b, s + 1, e - 1) : (JSON.parse(utf8Text(b, s, e)) as string);
 }
 
 // ---------------------------------------------------------------------------
@@ -506,7 +504,7 @@ class Walk {
     let batchIndex = 0;
     const flush = (): boolean => {
       if (batchStart < 0) return false;
-      const values = JSON.parse(`[${decoder.decode(b.subarray(batchStart, batchEnd))}]`) as unknown[];
+      const values = JSON.parse(`[${utf8Text(b, batchStart, batchEnd)}]`) as unknown[];
       batchStart = -1;
       for (let k = 0; k < values.length; k++) {
         if (element.ok(values[k])) continue;
@@ -933,7 +931,7 @@ export function numberAt(b: Uint8Array, s: number, e: number): number {
 
 /** The text b[s, e) of ASCII bytes as a string. */
 function latin1(b: Uint8Array, s: number, e: number): string {
-  return e - s <= 64 ? String.fromCharCode.apply(null, b.subarray(s, e) as unknown as number[]) : decoder.decode(b.subarray(s, e));
+  return e - s <= 64 ? String.fromCharCode.apply(null, b.subarray(s, e) as unknown as number[]) : utf8Text(b, s, e);
 }
 
 /** The string whose JSON text is b[s, e), quotes included: ASCII with no escape read as it stands, anything else by parseString. */

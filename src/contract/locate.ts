@@ -5,6 +5,8 @@
 // so it favours plainness over speed. Member names are compared decoded, and
 // when a name repeats the last one counts, as in JSON.parse.
 
+import { utf8Text } from './utf8-text.js';
+
 type Path = readonly PropertyKey[];
 
 /** The offset of the first byte at or after i that is not JSON whitespace, in text already accepted (it ends in a non-space). */
@@ -46,8 +48,6 @@ function skipValue(b: Uint8Array, i: number, end: number): number {
   return i;
 }
 
-const decoder = new TextDecoder();
-
 /** The offset of the member `name`'s value in the object at i (last one wins), or -1. */
 function findMember(b: Uint8Array, i: number, end: number, name: string): number {
   let found = -1;
@@ -55,7 +55,7 @@ function findMember(b: Uint8Array, i: number, end: number, name: string): number
   if (b[i] === 0x7d) return -1;
   for (;;) {
     const keyEnd = skipString(b, i);
-    const key = JSON.parse(decoder.decode(b.subarray(i, keyEnd))) as string;
+    const key = JSON.parse(utf8Text(b, i, keyEnd)) as string;
     i = skipWhitespace(b, keyEnd);
     i = skipWhitespace(b, i + 1); // past ':'
     if (key === name) found = i;

@@ -7,9 +7,17 @@
 // matches the "node" condition and runs node:fs. The files are read from
 // disk (src/backend/disk.ts), nothing is fetched.
 
+import { Buffer } from 'node:buffer';
 import { readBuild } from '../backend/disk.js';
+import { useUtf8Text } from '../contract/utf8-text.js';
 import { useBuilds } from './selection.js';
 
 export * from './api.js';
 
 useBuilds(readBuild);
+
+// Node's (and Bun's) own UTF-8 decoding, faster than TextDecoder for the
+// values decode builds (src/contract/utf8-text.ts says by how much); put in
+// force only if it gives TextDecoder's strings.
+const utf8Slice = (Buffer.prototype as { utf8Slice?: (this: Uint8Array, start: number, end: number) => string }).utf8Slice;
+if (typeof utf8Slice === 'function') useUtf8Text((b, start, end) => utf8Slice.call(b, start, end));
