@@ -373,7 +373,13 @@ const CONSTANTS: usize = memory.data<u8>([
 // without UTF-8 (16 ns per block), 0.29 on twitter.json with it (23% of its
 // blocks hold non-ASCII bytes: the lookups cost about 7 ns per such block),
 // 0.34 on canada.json, whose every 7th byte is structural (writing the
-// index is the difference).
+// index is the difference). On the report's listing-medium (100 resources
+// in 16 KiB: a structural position every 6.2 bytes, 3.7% of bytes
+// non-ASCII) 0.36 ns per byte, 23 ns per block; taken apart by builds with
+// one piece cut out, writing the index (flatten) is 35% of that, 0.77 ns
+// per position (its ctz, add and store come to about two cycles), and the
+// UTF-8 lookups 16%. Stage 2 then takes 0.27 ns per byte there (1.7 ns per
+// position), so the core verifies listing-medium at 0.63 ns per byte.
 
 /**
  * Classifies the blocks in [src, srcEnd) (whole blocks), whose bytes stand
