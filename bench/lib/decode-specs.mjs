@@ -5,12 +5,14 @@
 
 const FRAME_FIXTURES = ['listing-small', 'listing-medium', 'text-48k', 'text-1m', 'blob-48k', 'blob-1m', 'error'];
 export const BLOBS = ['blob-48k', 'blob-1m'];
+/** The real-server captures, one fixture per server (decode-targets.mjs captureFixtures). */
+export const CAPTURES = ['servers-everything', 'servers-filesystem', 'servers-memory'];
 export const RELAY_FIXTURES = ['listing-small', 'listing-medium', 'stream-10k'];
 
 /** Issue 15's ratio targets, in targetSpecs' shape. `wasm` is the build loadBackend('wasm') picked. */
 export function decodeTargets(wasm) {
   const specs = [];
-  for (const f of FRAME_FIXTURES) {
+  for (const f of [...FRAME_FIXTURES, ...CAPTURES]) {
     specs.push({
       group: 'typed decode on wasm within 1.3× of bare JSON.parse',
       fixture: f,

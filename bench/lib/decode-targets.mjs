@@ -32,9 +32,17 @@
 // The issue's relay target is on relay/long-stream with 'full' on listings:
 // the long-stream specs are that target; the relay/work specs say the same
 // of one push at a time (on listing-small, one 150-byte record a push, the
-// push's own cost bounds the ratio: see the report). The real-server
-// captures, which the decode target also names, are timed by
-// bench/decode-interleaved.mjs: they are not cases of the report.
+// push's own cost bounds the ratio: see the report).
+//
+//   captureCases(backends)     typed decode, bare JSON.parse, encode and bare
+//                              JSON.stringify + encodeInto on the real-server
+//                              captures (test/fixtures/servers/, issue 15
+//                              item 4), one fixture per server: its frames
+//                              taken in turn, each through its own endpoint's
+//                              codec. The decode and encode targets name them
+//                              as they name the generated fixtures.
+//                              bench/decode-interleaved.mjs times the same
+//                              frames in CPU time, interleaved.
 
 import { deepStrictEqual, ok, strictEqual } from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -48,6 +56,9 @@ import { readBuild } from '../../dist/backend/disk.js';
 import { isBase64Bytes } from '../../dist/contract/base64.js';
 import { BLOBS, RELAY_FIXTURES } from './decode-specs.mjs';
 import { concat, cycle, finishRecord, responseRecord } from './fixtures.mjs';
+import { ENDPOINTS } from '../../dist/frame/endpoints.js';
+import { locate } from '../../dist/contract/locate.js';
+import { loadServerFrames } from '../../test/fixtures/servers/frames.mjs';
 
 export { decodeSpeedTargets, decodeTargets, judgeSpeedTarget } from './decode-specs.mjs';
 
@@ -168,6 +179,117 @@ export function decodeCases(frames, backends) {
         });
       }
     }
+  }
+  return cases;
+}
+
+/** The capture fixtures' names, as the targets name them (decode-specs.mjs). */
+export { CAPTURES } from './decode-specs.mjs';
+
+/**
+ * The real-server captures as fixtures: one per server, its frames that
+ * every backend decodes (an answer the SDK's schema refuses is left out:
+ * the targets time frames that decode), each with its endpoint's codec, its
+ * value (JSON.parse's) and the bytes encode writes for that value (those of
+ * JSON.stringify; a server may write its own, with other whitespace).
+ */
+export function captureFixtures(backends) {
+  const encoder = new TextEncoder();
+  const byServer = new Map();
+  for (const f of loadServerFrames(locate)) {
+    const codec = ENDPOINTS[f.endpoint];
+    if ([backends.js, backends.wasm].some((b) => codec.withBackend(b).tryDecode(f.frame) instanceof FrameError)) continue;
+    const value = JSON.parse(new TextDecoder().decode(f.frame.subarray(1)));
+    const written = encoder.encode(`\u0000${JSON.stringify(value)}`);
+    written[0] = f.frame[0];
+    const frame = f.isError ? { kind: 'error', error: value } : { kind: 'result', result: value };
+    const list = byServer.get(f.file) ?? byServer.set(f.file, []).get(f.file);
+    list.push({ codec, bytes: f.frame, value, frame, written, tag: f.frame[0] });
+  }
+  return [...byServer].map(([file, items]) => ({
+    name: `servers-${file}`,
+    file,
+    items,
+    bytesPerOp: items.reduce((a, x) => a + x.bytes.length, 0) / items.length,
+    writtenPerOp: items.reduce((a, x) => a + x.written.length, 0) / items.length,
+  }));
+}
+
+/** Typed decode and encode on the captures, with their bare peers: see captureCases above. */
+export function captureCases(backends) {
+  const cases = [];
+  const add = (c) => cases.push({ defer: false, ...c, name: `${c.layer}/${c.op}/${c.fixture}` });
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  for (const f of captureFixtures(backends)) {
+    const what = `the ${f.items.length} answers captured from ${f.file} (test/fixtures/servers/${f.file}.jsonl), taken in turn, each by its endpoint's codec`;
+    for (const b of [backends.js, backends.wasm]) {
+      const items = f.items.map((x) => ({ ...x, c: x.codec.withBackend(b) }));
+      const next = cycle(items);
+      add({
+        layer: 'frame',
+        op: 'decode',
+        fixture: f.name,
+        backend: b.name,
+        bytes: f.bytesPerOp,
+        impl: `codec.decode on ${b.name}: ${what}`,
+        check() {
+          for (const x of items) deepStrictEqual(x.c.decode(x.bytes), x.frame, 'decode: the value differs from JSON.parse of the capture');
+        },
+        fn: () => {
+          const x = next();
+          return x.c.decode(x.bytes);
+        },
+      });
+      const nextEncode = cycle(items);
+      add({
+        layer: 'frame',
+        op: 'encode',
+        fixture: f.name,
+        backend: b.name,
+        bytes: f.writtenPerOp,
+        impl: `codec.encode on ${b.name} of the values of ${what}`,
+        check() {
+          for (const x of items) deepStrictEqual(Buffer.from(x.c.encode(x.frame)), Buffer.from(x.written), "encode: not JSON.stringify's bytes");
+        },
+        fn: () => {
+          const x = nextEncode();
+          return x.c.encode(x.frame);
+        },
+      });
+    }
+    const nextParse = cycle(f.items);
+    add({
+      layer: 'peer',
+      op: 'parse',
+      fixture: f.name,
+      backend: 'JSON.parse',
+      bytes: f.bytesPerOp,
+      impl: `JSON.parse(new TextDecoder().decode(body)) of ${what}`,
+      check() {
+        for (const x of f.items) deepStrictEqual(JSON.parse(decoder.decode(x.bytes.subarray(1))), x.value, 'parse');
+      },
+      fn: () => JSON.parse(decoder.decode(nextParse().bytes.subarray(1))),
+    });
+    const out = new Uint8Array(1 + 3 * Math.max(...f.items.map((x) => x.written.length)));
+    const stringify = (x) => {
+      const text = JSON.stringify(x.value);
+      out[0] = x.tag;
+      return 1 + encoder.encodeInto(text, out.subarray(1)).written;
+    };
+    const nextStringify = cycle(f.items);
+    add({
+      layer: 'peer',
+      op: 'stringify',
+      fixture: f.name,
+      backend: 'JSON.stringify',
+      bytes: f.writtenPerOp,
+      impl: `JSON.stringify(value) then TextEncoder.encodeInto a buffer allocated once, on the values of ${what}`,
+      check() {
+        for (const x of f.items) deepStrictEqual(Buffer.from(out.subarray(0, stringify(x))), Buffer.from(x.written), 'stringify');
+      },
+      fn: () => stringify(nextStringify()),
+    });
   }
   return cases;
 }

@@ -1,6 +1,6 @@
 // report.json and report.md: the numbers, the ratios, and the targets.
 
-import { decodeSpeedTargets, decodeTargets, judgeSpeedTarget } from './decode-specs.mjs';
+import { CAPTURES, decodeSpeedTargets, decodeTargets, judgeSpeedTarget } from './decode-specs.mjs';
 import { documentTable, documentTargets } from './documents.mjs';
 import { scaleTargets } from './scale.mjs';
 import { renderWire, wireTargets } from './wire.mjs';
@@ -56,7 +56,7 @@ function targetSpecs(wasm) {
     target: 1.5,
     comparison: '<=',
   });
-  for (const f of FRAME_FIXTURES)
+  for (const f of [...FRAME_FIXTURES, ...CAPTURES])
     speedup('encode ≥ 0.9× JSON.stringify + encodeInto', f, [`frame/encode/${f}`, wasm], [`peer/stringify/${f}`, 'JSON.stringify'], 0.9);
   specs.push(...documentTargets(FRAME_FIXTURES));
   specs.push(...wireTargets(wasm));
