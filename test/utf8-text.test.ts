@@ -29,6 +29,8 @@ describe('utf8Text', () => {
       }),
     ).toBe(false);
     expect(useUtf8Text((b, _s, e) => reference.decode(b.subarray(0, e)))).toBe(false);
+    // One that reads the range from the start of the buffer, not of the view.
+    expect(useUtf8Text((b, s, e) => reference.decode(new Uint8Array(b.buffer, s, e - s)))).toBe(false);
     const b = encoder.encode('\ufeffa');
     expect(utf8Text(b, 0, b.length)).toBe('\ufeffa');
   });

@@ -35,14 +35,15 @@ const PROBES = ['', 'a', '\ufeffa', 'é€😀', '"\\u0000"', 'x'.repeat(300)];
 /**
  * Puts `decode` in force for utf8Text, if it gives TextDecoder's strings on
  * a few probes (a leading BOM kept, two-, three- and four-byte
- * characters, offsets inside a larger buffer). Returns whether it was put
+ * characters, a range inside a view that starts inside its buffer). Returns whether it was put
  * in force; a decoder that throws or differs is left out.
  */
 export function useUtf8Text(decode: Utf8Text): boolean {
   const encoder = new TextEncoder();
   try {
     for (const probe of PROBES) {
-      const bytes = encoder.encode(`##${probe}#`);
+      // A view that starts inside its buffer, as bytes held in a core's memory are.
+      const bytes = encoder.encode(`@@##${probe}#`).subarray(2);
       if (decode(bytes, 2, bytes.length - 1) !== probe) return false;
     }
   } catch {
