@@ -34,9 +34,9 @@ const PROBES = ['', 'a', '\ufeffa', 'é€😀', '"\\u0000"', 'x'.repeat(300)];
 
 /**
  * Puts `decode` in force for utf8Text, if it gives TextDecoder's strings on
- * a few probes (a leading BOM kept, two-, three- and four-byte
- * characters, a range inside a view that starts inside its buffer). Returns whether it was put
- * in force; a decoder that throws or differs is left out.
+ * a few probes (a leading BOM kept, two-, three- and four-byte characters,
+ * a range inside a view that starts inside its buffer). Returns whether it
+ * was put in force; a decoder that throws or differs is left out.
  */
 export function useUtf8Text(decode: Utf8Text): boolean {
   const encoder = new TextEncoder();
