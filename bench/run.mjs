@@ -220,6 +220,11 @@ async function main() {
   }
   progress.end();
 
+  // The cases run in rounds of their own report one line at a time: rewritten in place on a terminal, one per line elsewhere.
+  const progressLine = (line) => process.stderr.write(`${process.stderr.isTTY ? '\r\x1b[K' : ''}${line}${process.stderr.isTTY ? '' : '\n'}`);
+  const endProgress = () => {
+    if (process.stderr.isTTY) process.stderr.write('\n');
+  };
   // The wire-speed cases (bench/lib/wire.mjs) run after the rest, in rounds of their own.
   if (WIRE_NAMES.some(wanted)) {
     const { runWireCases } = await import('./lib/wire.mjs');
@@ -230,9 +235,9 @@ async function main() {
       seed: SEED,
       quick: args.quick,
       wanted,
-      progress: (line) => process.stderr.write(`${process.stderr.isTTY ? '\r\x1b[K' : ''}${line}${process.stderr.isTTY ? '' : '\n'}`),
+      progress: progressLine,
     });
-    if (process.stderr.isTTY) process.stderr.write('\n');
+    endProgress();
     results.push(...wire.results);
     wireFixtures.push(...wire.fixtures);
   }
@@ -243,9 +248,9 @@ async function main() {
       seed: SEED,
       names: ['listing', 'small'].filter((f) => wanted(`relay/long-stream-full/${f}`) || wanted(`relay/long-stream-full-by-build/${f}`)),
       rounds: args.quick ? 2 : 5,
-      progress: (line) => process.stderr.write(`${process.stderr.isTTY ? '\r\x1b[K' : ''}${line}${process.stderr.isTTY ? '' : '\n'}`),
+      progress: progressLine,
     });
-    if (process.stderr.isTTY) process.stderr.write('\n');
+    endProgress();
     results.push(...full);
   }
   // The scale cases (bench/lib/scale.mjs): 16 clients through --workers 1 and 2, last, on a machine left to them.
@@ -255,9 +260,9 @@ async function main() {
       root: ROOT,
       quick: args.quick,
       wanted,
-      progress: (line) => process.stderr.write(`${process.stderr.isTTY ? '\r\x1b[K' : ''}${line}${process.stderr.isTTY ? '' : '\n'}`),
+      progress: progressLine,
     });
-    if (process.stderr.isTTY) process.stderr.write('\n');
+    endProgress();
     results.push(...scale.results);
     wireFixtures.push(...scale.fixtures);
   }

@@ -32,15 +32,12 @@
 // fault on stderr) before it is timed.
 
 import { execFileSync, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
 import { blobRead, listingMedium } from './fixtures.mjs';
 import { createRng } from './rng.mjs';
-import { mean, recordStream, roundResult } from './wire.mjs';
+import { mean, receive, recordStream, roundResult, serveStream } from './wire.mjs';
 
 const MiB = 1024 * 1024;
-const CHUNK = 64 * 1024;
 const CLIENTS = 16;
 
 const SCALE_FIXTURES = [
@@ -131,43 +128,12 @@ function startRelay(root, args) {
 
 /** 16 clients at once; resolves with the bytes each got (and its SHA-256 when `hash`). */
 function clients(port, hash) {
-  return Promise.all(
-    Array.from(
-      { length: CLIENTS },
-      () =>
-        new Promise((resolve, reject) => {
-          const socket = net.connect(port, '127.0.0.1');
-          const h = hash ? createHash('sha256') : null;
-          let bytes = 0;
-          socket.on('data', (d) => {
-            bytes += d.length;
-            h?.update(d);
-          });
-          socket.on('end', () => resolve({ bytes, sha256: h?.digest('hex') }));
-          socket.on('error', reject);
-        }),
-    ),
-  );
+  return Promise.all(Array.from({ length: CLIENTS }, () => receive(port, hash)));
 }
 
 async function scaleCase(root, f, rounds, progress) {
-  // The upstream: the stream to every connection, in 64 KiB views, honouring backpressure.
-  const upstream = net.createServer((socket) => {
-    socket.setNoDelay(true);
-    socket.on('error', () => {});
-    let at = 0;
-    const pump = () => {
-      while (at < f.stream.length) {
-        const piece = f.stream.subarray(at, at + CHUNK);
-        at += piece.length;
-        if (!socket.write(piece)) return socket.once('drain', pump);
-      }
-      socket.end();
-    };
-    pump();
-  });
-  await new Promise((resolve) => upstream.listen(0, '127.0.0.1', () => resolve(null)));
-  const up = `127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (upstream.address()).port}`;
+  // The upstream: the stream to every connection.
+  const { server: upstream, address: up } = await serveStream(f.stream);
   const flags = ['--listen', '127.0.0.1:0', '--upstream', up, '--validate', 'full', '--endpoint', f.endpoint];
   const relays = [
     { key: 'workers-1', relay: await startRelay(root, [...flags, '--workers', '1']) },

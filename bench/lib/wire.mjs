@@ -389,8 +389,32 @@ function startProxy(root, args) {
   });
 }
 
+/**
+ * A server on a free loopback port that sends `stream` to each connection,
+ * in 64 KiB writes, honouring backpressure, then ends it; resolves with
+ * the server and its `host:port`.
+ */
+export async function serveStream(stream) {
+  const server = net.createServer((socket) => {
+    socket.setNoDelay(true);
+    socket.on('error', () => {});
+    let at = 0;
+    const pump = () => {
+      while (at < stream.length) {
+        const piece = stream.subarray(at, at + CHUNK);
+        at += piece.length;
+        if (!socket.write(piece)) return socket.once('drain', pump);
+      }
+      socket.end();
+    };
+    pump();
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(null)));
+  return { server, address: `127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}` };
+}
+
 /** Reads everything a connection to `port` sends; resolves with its byte count (and SHA-256 when asked). */
-function receive(port, hash) {
+export function receive(port, hash) {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1');
     const h = hash ? createHash('sha256') : null;
@@ -407,23 +431,8 @@ function receive(port, hash) {
 async function tcpCases(root, fixtures, rounds, progress) {
   const results = [];
   for (const f of fixtures) {
-    // The upstream: sends the stream to each connection, in 64 KiB writes, honouring backpressure.
-    const upstream = net.createServer((socket) => {
-      socket.setNoDelay(true);
-      let at = 0;
-      const pump = () => {
-        while (at < f.stream.length) {
-          const piece = f.stream.subarray(at, at + CHUNK);
-          at += piece.length;
-          if (!socket.write(piece)) return socket.once('drain', pump);
-        }
-        socket.end();
-      };
-      socket.on('error', () => {});
-      pump();
-    });
-    await new Promise((resolve) => upstream.listen(0, '127.0.0.1', () => resolve(null)));
-    const up = `127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (upstream.address()).port}`;
+    // The upstream: sends the stream to each connection.
+    const { server: upstream, address: up } = await serveStream(f.stream);
     const relay = await startProxy(root, ['dist/cli/main.js', 'relay', '--listen', '127.0.0.1:0', '--upstream', up]);
     const peer = await startProxy(root, ['bench/peers/tcp-proxy.mjs', '--listen', '127.0.0.1:0', '--upstream', up]);
     try {
