@@ -226,9 +226,12 @@ function poolOut(b: Uint8Array, n: number): Uint8Array | null {
   const out = new Uint8Array(slab, slabUsed, n);
   // Each frame starts on an 8-byte boundary, as in Node's pool.
   slabUsed = (slabUsed + n + 7) & ~7;
-  // A loop costs less than making the subarray that set needs, for a few dozen bytes.
-  if (n <= 64) for (let i = 0; i < n; i++) out[i] = b[i];
-  else out.set(b.subarray(0, n));
+  // PERF NOTES: set needs a view of exactly n bytes. Made with the
+  // constructor, not subarray (which looks up the species constructor), it
+  // cost 61 to 74 ns against 75 to 129 ns for 16 to 150 bytes, and 334
+  // against 731 for 1000. A loop costs less only up to about 32 bytes.
+  if (n <= 32) for (let i = 0; i < n; i++) out[i] = b[i];
+  else out.set(new Uint8Array(b.buffer, b.byteOffset, n));
   return out;
 }
 
