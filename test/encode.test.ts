@@ -174,6 +174,51 @@ describe('the bytes are JSON.stringify’s', () => {
     expect(new TextDecoder().decode(bytes.subarray(1))).toBe('{"resources":[],"key":""}');
   });
 
+  test("an object's own enumerable members, in JSON.stringify's order: not inherited ones, not hidden ones, integer names first", () => {
+    class WithInherited {
+      own = 'own';
+    }
+    // An enumerable member on the prototype: for-in names it, JSON.stringify does not.
+    Object.defineProperty(WithInherited.prototype, 'inherited', { value: 'from the prototype', enumerable: true });
+    const hidden = Object.defineProperty({ shown: 1 }, 'hidden', { value: 2, enumerable: false });
+    const symbolKeyed = { [Symbol('s')]: 1, plain: 2 };
+    const nullProto = Object.assign(Object.create(null) as object, { b: 1, a: 2 });
+    same({
+      instance: new WithInherited(),
+      hidden,
+      symbolKeyed,
+      nullProto,
+      order: { b: 1, 10: 'ten', a: 2, 2: 'two', '-1': 'minus', '01': 'zero one' },
+    });
+    // Enumerable members put on Object.prototype itself: every plain object inherits them.
+    const polluted = Object.prototype as Record<string, unknown>;
+    polluted.pollutedMember = 'inherited by every object';
+    try {
+      same({ a: 1, nested: { b: [{ c: 2 }] } });
+      expect(new TextDecoder().decode(list.encode(result({ a: 1 })))).not.toContain('pollutedMember');
+    } finally {
+      delete polluted.pollutedMember;
+    }
+  });
+
+  test("a Proxy: its get trap is called once per member, in order, and the bytes are JSON.stringify's", () => {
+    const calls: string[] = [];
+    const proxy = (target: object) =>
+      new Proxy(target, {
+        get(t, k, r) {
+          if (typeof k === 'string') calls.push(k);
+          return Reflect.get(t, k, r);
+        },
+      });
+    const x = proxy({ b: 1, a: proxy({ z: 'z', y: [1, 2] }), 3: 'three' });
+    list.encode(result(x));
+    const seen = calls.splice(0);
+    JSON.stringify(x);
+    expect(seen).toEqual(calls);
+    expect(seen).toEqual(['toJSON', '3', 'b', 'a', 'toJSON', 'z', 'y']);
+    same(x);
+  });
+
   test('toJSON is not called again on what it returns, and what it returns may be anything JSON holds', () => {
     // Its toJSON is not enumerable: a function member is refused, where JSON.stringify would leave it out.
     const inner = Object.defineProperty({ v: 1 }, 'toJSON', { value: () => 'inner toJSON is not called' });

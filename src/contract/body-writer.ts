@@ -35,6 +35,14 @@
 //   Object.prototype, to null, to anything but its own kind's) is written as
 //   the object it also is (`{"0":"a"}` for a String) where JSON.stringify
 //   writes its primitive. The bytes are still what was checked and judged.
+// - An object's members are enumerated with for-in and an own-property test
+//   (see object()), which names the same members in the same order as
+//   JSON.stringify's EnumerableOwnProperties. A Proxy sees more of its
+//   traps called: getPrototypeOf, and getOwnPropertyDescriptor twice for
+//   each name, between the reads of its members rather than before them.
+//   Its get trap is called as JSON.stringify calls it, once per member and
+//   in order. A member whose descriptor a trap withdraws during the walk is
+//   left out, where JSON.stringify would read it.
 //
 // # Buffers
 //
@@ -106,7 +114,7 @@ const CHUNK = 8192;
 // Builtins taken once, so that a program that patches them later changes
 // neither what is checked nor what is written.
 const isArray = Array.isArray;
-const keysOf = Object.keys;
+const ownProperty = Object.prototype.hasOwnProperty;
 const protoOf = Object.getPrototypeOf;
 const defineProperty = Object.defineProperty;
 const objectPrototype = Object.prototype;
@@ -475,14 +483,22 @@ class BodyWriter {
 
   object(o: Record<string, unknown>): Record<string, unknown> {
     this.enter(o);
-    const keys = keysOf(o);
     const d = this.open.length - 1;
     const path = this.path;
     const copy: Record<string, unknown> = {};
     this.byte(0x7b);
     let first = true;
-    for (let i = 0; i < keys.length; i++) {
-      const k = keys[i];
+    // PERF NOTES: for-in with an own-property test gives Object.keys's
+    // names in its order (own, enumerable, string-keyed; integer names
+    // first), and V8 compiles the pair to a walk of the object's
+    // enumeration cache with each member read by its field index, where
+    // Object.keys's array and a keyed read per name go through the
+    // megamorphic lookup: a walk of the listing fixtures' values took 55
+    // to 58 ns against 88 to 95 (listing-small) and 7.7 against 12.1 µs
+    // (listing-medium). Object.hasOwn in its place was as slow as
+    // Object.keys. See "Where it differs" above for what a Proxy sees.
+    for (const k in o) {
+      if (!ownProperty.call(o, k)) continue;
       path[d] = k;
       const m = o[k];
       // JSON.stringify leaves the member out; its name is still judged.
