@@ -382,31 +382,31 @@ class BodyWriter {
 
   /** SerializeJSONProperty on a value already read: returns the value as written. */
   value(v: unknown, key: string | number, inArray: boolean): unknown {
-    switch (typeof v) {
-      case 'string':
-        if (!this.string(v)) this.refuse(REFUSAL.loneSurrogate);
-        return v;
-      case 'number':
-        this.number(v);
-        return v === 0 ? 0 : v;
-      case 'boolean':
-        this.literal(v ? TRUE : FALSE);
-        return v;
-      case 'object': {
-        if (v === null) {
-          this.literal(NULL);
-          return null;
-        }
-        // Read once, as JSON.stringify reads it, and called with the key.
-        const toJSON = (v as { toJSON?: unknown }).toJSON;
-        if (typeof toJSON === 'function') return this.converted(toJSON.call(v, typeof key === 'number' ? String(key) : key), inArray);
-        return this.container(v);
-      }
-      case 'undefined':
-        return this.refuse(inArray ? REFUSAL.undefinedInArray : REFUSAL.undefinedMember);
-      default:
-        return this.refuse(REFUSAL.notJson(typeof v));
+    // One typeof test at a time, commonest first: 0.4 to 1.5% fewer instructions for encode than a switch on typeof (bench/instructions.mjs).
+    if (typeof v === 'string') {
+      if (!this.string(v)) this.refuse(REFUSAL.loneSurrogate);
+      return v;
     }
+    if (typeof v === 'object') {
+      if (v === null) {
+        this.literal(NULL);
+        return null;
+      }
+      // Read once, as JSON.stringify reads it, and called with the key.
+      const toJSON = (v as { toJSON?: unknown }).toJSON;
+      if (typeof toJSON === 'function') return this.converted(toJSON.call(v, typeof key === 'number' ? String(key) : key), inArray);
+      return this.container(v);
+    }
+    if (typeof v === 'number') {
+      this.number(v);
+      return v === 0 ? 0 : v;
+    }
+    if (typeof v === 'boolean') {
+      this.literal(v ? TRUE : FALSE);
+      return v;
+    }
+    if (v === undefined) return this.refuse(inArray ? REFUSAL.undefinedInArray : REFUSAL.undefinedMember);
+    return this.refuse(REFUSAL.notJson(typeof v));
   }
 
   /** What toJSON returned: written as it is, toJSON not called again. */
@@ -512,10 +512,9 @@ class BodyWriter {
    * A member's name and the colon after it.
    *
    * PERF NOTES: a loop of its own for a short name with nothing to escape.
-   * It replaced a map from names to their bytes, kept between calls: by
-   * instruction counts (valgrind, V8 single-threaded and predictable, no
-   * garbage collection in the window), encode took 1.3 to 3.3% fewer
-   * instructions on every fixture without the map.
+   * It replaced a map from names to their bytes, kept between calls:
+   * without the map, encode took 1.3 to 3.3% fewer instructions on every
+   * fixture (bench/instructions.mjs).
    */
   name(k: string): void {
     const n = k.length;
