@@ -11,7 +11,8 @@ import os from 'node:os';
 import Benchmark from 'benchmark';
 import { buildFixtures, describeFixture, DISTINCT_BYTES, SEED } from './lib/fixtures.mjs';
 import { environment, loadSimdjson, staleness, ROOT } from './lib/env.mjs';
-import { buildReport, renderMarkdown } from './lib/report.mjs';
+import { buildReport, renderMarkdown, targetPairs } from './lib/report.mjs';
+import { pairedRatios } from './lib/paired.mjs';
 import { buildDocuments, documentCases } from './lib/documents.mjs';
 import { RELAY_FULL_NAMES } from './lib/decode-specs.mjs';
 import { loadNative } from './lib/native.mjs';
@@ -225,6 +226,12 @@ async function main() {
   const endProgress = () => {
     if (process.stderr.isTTY) process.stderr.write('\n');
   };
+  // The targets' ratios again, their two cases side by side (bench/lib/paired.mjs): only cases timed above, which passed their checks.
+  const timed = new Set(results.filter((r) => 'opsPerSec' in r && r.opsPerSec).map((r) => `${r.name}@${r.backend}`));
+  const byKey = new Map(cases.map((c) => [`${c.name}@${c.backend}`, c]));
+  const pairs = targetPairs(backends.wasm.name).filter(([a, b]) => timed.has(a) && timed.has(b) && !byKey.get(a)?.defer && !byKey.get(b)?.defer);
+  const paired = pairedRatios(pairs, byKey, { quick: args.quick, progress: progressLine });
+  if (pairs.length) endProgress();
   // The wire-speed cases (bench/lib/wire.mjs) run after the rest, in rounds of their own.
   if (WIRE_NAMES.some(wanted)) {
     const { runWireCases } = await import('./lib/wire.mjs');
@@ -288,6 +295,7 @@ async function main() {
     simdjson: { package: simdjson.package, version: simdjson.version, native: simdjson.native, path: simdjson.path, error: simdjson.error },
     nativeSimdjson: { built: native.native, version: native.version, kernel: native.kernel, path: native.path, error: native.error },
     results,
+    paired,
     durationMs: progress.elapsed(),
   });
   mkdirSync(outDir, { recursive: true });
