@@ -39,6 +39,7 @@
 // builds in at most about 22 bytes per byte. The walk is linear in the body.
 
 import { base64AfterRun, isBase64Bytes, LONG_STRING } from './base64.js';
+import { SPLICE_MIN } from './json-value.js';
 import { NODES } from './generated/judges.js';
 import { customFault, type Fault, merge, nonoptional, pickUnion, prefix, type ZodNode } from './judge-kit.js';
 import type { JudgeNode } from './judge-node.js';
@@ -133,6 +134,14 @@ const longEnds = new Map<number, number>();
 let remember = false;
 /** The base64 verdicts of long strings whose alphabet run found their end, by start, while `remember` is set. */
 const blobVerdicts = new Map<number, boolean>();
+/**
+ * Where acceptsBytes notes the blobs it accepted whose alphabet run found
+ * their end (so whose content is the alphabet and '=' alone), of
+ * SPLICE_MIN bytes or more: the opening quote's offset and the offset past
+ * the closing one, for each. The caller may build their strings itself
+ * (json-value.ts), faster than JSON.parse reads them.
+ */
+let plainBlobs: number[] | undefined;
 
 /** Just past the closing quote of a string whose content, from `run` on, is only '=' (base64AfterRun said so). */
 function skipPadding(b: Uint8Array, run: number): number {
@@ -1003,6 +1012,8 @@ function accepts(plan: Plan, b: Uint8Array, i: number): number {
       const known = blobVerdicts.size !== 0 ? blobVerdicts.get(i) : undefined;
       const ok =
         known !== undefined ? known : kit !== undefined && e - i >= LONG_STRING ? kit.base64Bytes(b, i + 1, e - 1) : isBase64Bytes(b, i + 1, e - 1);
+      // Known, its content is the alphabet and '=' alone, ASCII with no escape: what JSON.parse would read it as, byte for byte.
+      if (ok && known !== undefined && plainBlobs !== undefined && e - i >= SPLICE_MIN) plainBlobs.push(i, e);
       return ok ? e : -1;
     }
     default: {
@@ -1121,25 +1132,29 @@ function acceptsRecord(plan: Plan, b: Uint8Array, s: number): number {
  * Whether the compiled judge `node` accepts the value of the JSON text
  * b[start, end), which a backend accepted (rule 4.1). True only when the
  * value judge would accept it; false when it would not, and sometimes when
- * it would (see above): then ask judgeBytes or the value judge.
+ * it would (see above): then ask judgeBytes or the value judge. With
+ * `blobs`, the blobs it read whose text JSON.parse need not read are noted
+ * there (see plainBlobs), for parseBody.
  */
 export function acceptsBytes(
   node: JudgeNode,
   b: Uint8Array,
   start: number,
   end: number,
-  options: Pick<ByteJudgeOptions, 'nodes' | 'strings'> = {},
+  options: Pick<ByteJudgeOptions, 'nodes' | 'strings'> & { blobs?: number[] } = {},
 ): boolean {
   const plan = planOf(node, options.nodes ?? NODES);
   const outer = kit;
   kit = options.strings;
   remember = true;
+  plainBlobs = options.blobs;
   try {
     const e = accepts(plan, b, skipWhitespace(b, start));
     return e >= 0 && skipWhitespace(b, e) >= end;
   } finally {
     kit = outer;
     remember = false;
+    plainBlobs = undefined;
     // Map.clear() allocates a new table even for an empty map: a cost per frame the relay's small frames felt.
     if (longEnds.size !== 0) longEnds.clear();
     if (blobVerdicts.size !== 0) blobVerdicts.clear();

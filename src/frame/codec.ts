@@ -33,6 +33,7 @@ import {
 import { hasAlphabetRun, LONG_STRING, swapBase64Check } from '../contract/base64.js';
 import { writeFrame } from '../contract/body-writer.js';
 import { utf8Text } from '../contract/utf8-text.js';
+import { parseBody } from '../contract/json-value.js';
 import { EncodeError } from '../contract/encode-rules.js';
 import { registerBuild } from './build.js';
 import { captureStack, FrameError, toFrameError } from './frame-error.js';
@@ -48,14 +49,21 @@ import { TAG_ERROR, TAG_RESULT } from '../wire/tags.js';
  * Results this long or longer that seem to carry a blob are judged where
  * the backend holds them (tryDecode). Below it, the value judge's copy of a
  * blob into the core costs less than the byte verdict's fixed cost.
- * Measured on wasm-simd (readResource blobs, decode ÷ bare, three runs
- * each): at 4.5 KB the held way took 1.73 to 1.79, the value way 1.39 to
- * 1.51; at 8 KB 1.39 to 1.46 against 1.31 to 1.57; at 16 KB they tie
- * (1.29 to 1.32, 1.25 to 1.40); at 48 KB the held way wins (1.23 to 1.27,
- * 1.27 to 1.33). It was 4 KiB, where the real servers' 5.5 KB image
- * results decoded at 1.6 to 1.7 times bare.
+ * Measured on wasm-simd (readResource blobs, decode ÷ bare, the median of
+ * 7 rounds): once the held way built long blobs outside JSON.parse
+ * (json-value.ts), a frame of 6 KB took 1.57 the held way against 1.51
+ * the value way, 8 KB 1.22 against 1.40, 9.4 KB 1.07 against 1.51 and
+ * 10.7 KB 1.00 against 1.45; the real servers' 5.6 KB image results, 1.51
+ * to 1.62 against 1.38 to 1.48 (three runs). Whole processes differ: at
+ * 10.7 KB the held way ran at 1.04 to 1.11 in some and 1.37 to 1.50 in
+ * others, and in every one of 14 with address randomisation off (setarch
+ * -R) in the second group. It was 16 KiB before then, and 4 KiB before
+ * that.
  */
-const HELD_BLOBS = 16 * 1024;
+const HELD_BLOBS = 8 * 1024;
+
+/** No blob to build outside JSON.parse (json-value.ts). */
+const NO_BLOBS: readonly number[] = [];
 
 function schemaError(fault: SchemaFault, payload: Uint8Array): FrameError {
   return FrameError.body(fault.rule, locate(payload, 1, payload.length, fault.path), fault.detail);
@@ -103,9 +111,11 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
     // the verdict in one pass, and the exact walk only when that refuses.
     if (node !== undefined && payload.length - 1 > SMALL) {
       const strings = use().strings;
-      const bad = acceptsBytes(node, held, 1, held.length, { strings }) ? undefined : judgeBytes(node, held, 1, held.length, { strings });
+      const blobs: number[] = [];
+      const accepted = acceptsBytes(node, held, 1, held.length, { strings, blobs });
+      const bad = accepted ? undefined : judgeBytes(node, held, 1, held.length, { strings });
       if (bad) return schemaError(faultOf(bad), payload);
-      const value: unknown = JSON.parse(utf8Text(payload, 1, payload.length));
+      const value = parseBody(payload, 1, payload.length, accepted ? blobs : NO_BLOBS);
       if (tag === TAG_RESULT) return { kind: 'result', result: value as R };
       const range = codeRange(value);
       return range ? schemaError(range, payload) : { kind: 'error', error: value as ErrorObject };
@@ -138,8 +148,9 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
    * the fault.
    */
   function buildHeld(payload: Uint8Array, fault: Fault | null, held: Uint8Array): Frame<R> | FrameError {
-    if (fault || !acceptsBytes(resultNode!, held, 1, held.length, { strings: use().strings })) return build(payload, fault);
-    return { kind: 'result', result: JSON.parse(utf8Text(payload, 1, payload.length)) as R };
+    const blobs: number[] = [];
+    if (fault || !acceptsBytes(resultNode!, held, 1, held.length, { strings: use().strings, blobs })) return build(payload, fault);
+    return { kind: 'result', result: parseBody(payload, 1, payload.length, blobs) as R };
   }
 
   function tryDecode(payload: Uint8Array): Frame<R> | FrameError {
