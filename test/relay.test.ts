@@ -128,6 +128,39 @@ describe.each(BACKENDS.map((b) => [b.name, b] as const))('relay on %s', (_name, 
     expect(sliced[0].buffer).toBe(record.buffer);
   });
 
+  it('forwards a short chunk as itself when it is most of its buffer, and copies a short run that keeps a larger buffer alive', () => {
+    const small = readResource.encode({ kind: 'result', result: { contents: [{ uri: 'u', text: 'hi' }] } });
+    const pair = (ch: number) => new Uint8Array(Buffer.concat([encodeResponse(ch, small), encodeFinish(ch)]));
+    // One small exchange per chunk, each chunk its own buffer (a socket that sends each answer alone): no copy.
+    const out: Uint8Array[] = [];
+    const state = new RelayState({ validate: 'json' }, backend, (bytes) => out.push(bytes));
+    const chunks = [1, 2, 3].map(pair);
+    for (const chunk of chunks) expect(state.push(chunk)).toBeNull();
+    expect(out).toHaveLength(3);
+    out.forEach((o, k) => expect(o).toBe(chunks[k]));
+    expect(state.stats.bytesCopied).toBe(0);
+    // The same exchange as a short view of a 64 KiB buffer: the view would keep 64 KiB alive in the queue, so it is copied.
+    const big = new Uint8Array(64 * 1024);
+    big.set(pair(4), 1000);
+    const view = big.subarray(1000, 1000 + pair(4).length);
+    const copied: Uint8Array[] = [];
+    const other = new RelayState({ validate: 'json' }, backend, (bytes) => copied.push(bytes));
+    expect(other.push(view)).toBeNull();
+    expect(copied).toHaveLength(1);
+    expect(copied[0].buffer).not.toBe(big.buffer);
+    expect(Buffer.from(copied[0]).equals(Buffer.from(view))).toBe(true);
+    expect(other.stats.bytesCopied).toBe(view.length);
+    // A chunk of 64 KiB whose one valid record is short (the rest a frame that fails): the record is copied, not kept as a view.
+    const bad = encodeResponse(6, new Uint8Array([0, 0x7b]));
+    const filler = Buffer.concat(Array.from({ length: 3000 }, () => Buffer.concat([encodeResponse(7, new Uint8Array([0, 0x7b])), encodeFinish(7)])));
+    const mixed = new Uint8Array(Buffer.concat([pair(5), bad, encodeFinish(6), filler]));
+    const kept: Uint8Array[] = [];
+    const third = new RelayState({ validate: 'json' }, backend, (bytes) => kept.push(bytes));
+    expect(third.push(mixed)).toBeNull();
+    expect(kept.every((k) => k.buffer !== mixed.buffer || k.length >= COPY_BELOW)).toBe(true);
+    expect(kept.reduce((a, k) => a + k.length, 0)).toBeLessThan(mixed.length);
+  });
+
   it(`matches the model on 2,000 generated streams under random chunking (seed ${SEED})`, async () => {
     const g = new Gen(rng(SEED));
     for (let n = 0; n < 2000; n++) {
