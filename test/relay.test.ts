@@ -137,7 +137,7 @@ describe.each(BACKENDS.map((b) => [b.name, b] as const))('relay on %s', (_name, 
     const chunks = [1, 2, 3].map(pair);
     for (const chunk of chunks) expect(state.push(chunk)).toBeNull();
     expect(out).toHaveLength(3);
-    out.forEach((o, k) => expect(o).toBe(chunks[k]));
+    for (const [k, o] of out.entries()) expect(o).toBe(chunks[k]);
     expect(state.stats.bytesCopied).toBe(0);
     // The same exchange as a short view of a 64 KiB buffer: the view would keep 64 KiB alive in the queue, so it is copied.
     const big = new Uint8Array(64 * 1024);
