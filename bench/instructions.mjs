@@ -15,6 +15,10 @@
 // with a young generation large enough that no collection falls inside the
 // rounds, after two forced ones. Counts of one build then agree within
 // about 0.5% (three counts of listing-small: 4,681,008 to 4,689,772).
+// Compare builds at one --rounds: a longer window can take in a late
+// compilation or collection, and the count a round moves with it (the
+// everything server's answers, decode: 3.07 million a round over 20
+// rounds, 3.47 over 100, 3.83 over 200, 3.56 over 400).
 //
 // Instructions are not time: a cache miss or a page fault costs no more
 // here than an add, a call from JS into the engine's C++ counts only the
@@ -95,8 +99,14 @@ async function frames() {
   return out;
 }
 
+// --no-liftoff: single-threaded, V8 never tiers WebAssembly up from its
+// baseline compiler, so without it decode counted the core's Liftoff code:
+// the filesystem server's answers took 1,803,286 instructions a round
+// against 1,308,035 with TurboFan's, which is what runs in a process that
+// has decoded for a while.
 const NODE_FLAGS = [
   '--single-threaded',
+  '--no-liftoff',
   '--predictable',
   '--hash-seed=1',
   '--random-seed=1',
