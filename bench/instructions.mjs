@@ -18,7 +18,7 @@
 // Compare builds at one --rounds: a longer window can take in a late
 // compilation or collection, and the count a round moves with it (the
 // everything server's answers, decode: 3.07 million a round over 20
-// rounds, 3.47 over 100, 3.83 over 200, 3.56 over 400).
+// rounds, 3.41 over 100, 3.78 over 200, 3.54 over 400).
 //
 // Instructions are not time: a cache miss or a page fault costs no more
 // here than an add, a call from JS into the engine's C++ counts only the
