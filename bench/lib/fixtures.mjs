@@ -337,6 +337,17 @@ function frameFixture(name, description, endpoint, tag, make) {
   const count = Math.max(1, Math.ceil(DISTINCT_BYTES / first.bytes.length));
   const variants = [first];
   while (variants.length < count) variants.push(variant(tag, make()));
+  // Made one by one, each variant's frame and record bytes lie among the
+  // values, strings and buffers made with them, and the bytes of a family
+  // of small frames are spread over several times their size. Copied again
+  // here, one after another, they lie together, as frames just read from a
+  // socket do. Spread out, they cost every case of listing-small about 300
+  // ns a frame in cache misses, the same for all: a loop that only summed
+  // the bytes took 634 against 334 ns a frame, validate on the JS path 940
+  // against 633, on the core 736 against 399 (CPU time, the median of 8
+  // rounds on this machine).
+  for (const v of variants) v.bytes = v.bytes.slice();
+  for (const v of variants) v.relayChunk = v.relayChunk.slice();
   const total = variants.reduce((n, v) => n + v.bytes.length, 0);
   return {
     name,
