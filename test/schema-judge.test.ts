@@ -223,7 +223,7 @@ describe("records when Object.prototype is not as zod's isPlainObject expects", 
       'isPrototypeOf deleted',
       () => {
         const saved = Object.getOwnPropertyDescriptor(proto, 'isPrototypeOf')!;
-        delete proto.isPrototypeOf;
+        Reflect.deleteProperty(proto, 'isPrototypeOf');
         return () => Object.defineProperty(proto, 'isPrototypeOf', saved);
       },
     ],
