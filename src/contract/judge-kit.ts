@@ -175,8 +175,9 @@ export function newJudgement(): void {
  *
  * PERF NOTES: the record test with isPlainObject and a
  * getOwnPropertySymbols array on each record took a judge of the servers'
- * tool lists (test/fixtures/servers) 3.5 to 6.3 µs a list; with a type
- * test and this, 1.5 to 2.4 (CPU time, the three lists in turn); with
+ * tool lists (test/fixtures/servers) 3.5 to 7.4 µs a list; with a type
+ * test and this, 1.5 to 2.6 (CPU time, the three lists in turn, the
+ * fastest and the median round of several runs); with
  * zod's test made on PLAIN at each record instead of once, 3.1 to 3.8.
  * It is read at a judgement's first record, not at its entry, so that the
  * many short answers that hold no record pay an increment, not a call.
