@@ -41,7 +41,7 @@
 import { base64AfterRun, isBase64Bytes, LONG_STRING } from './base64.js';
 import { SPLICE_MIN } from './json-value.js';
 import { NODES } from './generated/judges.js';
-import { customFault, type Fault, merge, nonoptional, pickUnion, plainObjects, prefix, newJudgement, type ZodNode } from './judge-kit.js';
+import { customFault, type Fault, merge, newJudgement, nonoptional, pickUnion, plainObjects, prefix, type ZodNode } from './judge-kit.js';
 import type { JudgeNode } from './judge-node.js';
 import { hexValue } from './json-text.js';
 import { skipWhitespace } from './locate.js';

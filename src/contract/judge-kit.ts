@@ -154,14 +154,13 @@ export const isPlainObject: (x: unknown) => boolean = util.isPlainObject;
 /** An object as JSON.parse makes one, with no member of its own: what plainObjects asks zod about. */
 const PLAIN = {};
 
-/** Judgements begun (newJudgement), and the one for which `plain` was read. */
-let judgements = 0;
-let plainRead = -1;
+/** What plainObjects last read, and whether it was read in the judgement under way. */
 let plain = true;
+let plainKnown = false;
 
 /** Each entry to the compiled judges calls this first: plainObjects is then read again when a record needs it. */
 export function newJudgement(): void {
-  judgements++;
+  plainKnown = false;
 }
 
 /**
@@ -177,15 +176,15 @@ export function newJudgement(): void {
  * getOwnPropertySymbols array on each record took a judge of the servers'
  * tool lists (test/fixtures/servers) 3.5 to 7.4 µs a list; with a type
  * test and this, 1.5 to 2.6 (CPU time, the three lists in turn, the
- * fastest and the median round of several runs); with
- * zod's test made on PLAIN at each record instead of once, 3.1 to 3.8.
+ * fastest and the median round of several runs); with zod's test made
+ * on PLAIN at each record instead of once, 3.1 to 3.8.
  * It is read at a judgement's first record, not at its entry, so that the
  * many short answers that hold no record pay an increment, not a call.
  */
 export function plainObjects(): boolean {
-  if (plainRead !== judgements) {
+  if (!plainKnown) {
     plain = isPlainObject(PLAIN);
-    plainRead = judgements;
+    plainKnown = true;
   }
   return plain;
 }
