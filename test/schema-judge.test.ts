@@ -217,32 +217,26 @@ describe("records when Object.prototype is not as zod's isPlainObject expects", 
   const TOOLS = ENDPOINTS['list-tools'].schema;
   const text = '{"tools":[{"name":"t","inputSchema":{"type":"object","properties":{"a":{},"b":{"type":"string"}}}}]}';
   const id = ROOTS.find(([, s]) => s === TOOLS)![2];
-  const proto = Object.prototype as unknown as Record<string, unknown>;
+  const proto = Object.prototype;
+  /** Deletes a member of Object.prototype, or gives it `value`; returns what puts it back. */
+  const tamperWith =
+    (name: 'isPrototypeOf' | 'constructor', ...value: [unknown?]) =>
+    () => {
+      const saved = Object.getOwnPropertyDescriptor(proto, name)!;
+      if (value.length === 0) Reflect.deleteProperty(proto, name);
+      else Object.defineProperty(proto, name, { value: value[0], configurable: true, writable: true });
+      return () => Object.defineProperty(proto, name, saved);
+    };
   const tamperings: [string, () => () => void][] = [
-    [
-      'isPrototypeOf deleted',
-      () => {
-        const saved = Object.getOwnPropertyDescriptor(proto, 'isPrototypeOf')!;
-        Reflect.deleteProperty(proto, 'isPrototypeOf');
-        return () => Object.defineProperty(proto, 'isPrototypeOf', saved);
-      },
-    ],
+    ['isPrototypeOf deleted', tamperWith('isPrototypeOf')],
     [
       'constructor a function whose prototype is not an object',
-      () => {
-        const saved = Object.getOwnPropertyDescriptor(proto, 'constructor')!;
-        Object.defineProperty(proto, 'constructor', { value: Object.assign(() => {}, { prototype: 1 }), configurable: true, writable: true });
-        return () => Object.defineProperty(proto, 'constructor', saved);
-      },
+      tamperWith(
+        'constructor',
+        Object.assign(() => {}, { prototype: 1 }),
+      ),
     ],
-    [
-      'constructor not a function',
-      () => {
-        const saved = Object.getOwnPropertyDescriptor(proto, 'constructor')!;
-        Object.defineProperty(proto, 'constructor', { value: 5, configurable: true, writable: true });
-        return () => Object.defineProperty(proto, 'constructor', saved);
-      },
-    ],
+    ['constructor not a function', tamperWith('constructor', 5)],
   ];
   test.each(tamperings)('%s', (_name, tamper) => {
     const value = JSON.parse(text);
