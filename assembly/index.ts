@@ -12,11 +12,12 @@
 // `throw` to `abort`, which would kill the instance, so every answer is a
 // status from ./status.
 
-import { verifyFrame as verifyFrameAt, frameFaultOffset } from './frame';
+import { verifyFrame as verifyFrameAt, frameFaultOffset, TAG_ERROR, TAG_RESULT } from './frame';
 import { scanRecords as scanRecordsAt, table, stop, TABLE_CAPACITY, ENTRY_FIELDS } from './records';
 import { textValid } from './text-simd';
 import { alphabetRun, base64Valid } from './base64';
 import { stringEnd as stringEndAt } from './string-end';
+import { screenText } from './screen';
 
 /** The first byte JS may use as scratch. */
 export function scratch(): usize {
@@ -49,6 +50,18 @@ export function verifyFrame(ptr: usize, length: usize): i32 {
 /** The payload offset of the last verifyFrame fault (-1 for an empty payload). */
 export function faultOffset(): i32 {
   return frameFaultOffset;
+}
+
+/**
+ * 1 when JSON.parse's verdict on the payload's body is rule 4.1's (see
+ * ./screen): a result or error tag, then a body in which nothing JSON.parse
+ * lets through can be. 0 says only that verifyFrame must judge it.
+ */
+export function screenFrame(ptr: usize, length: usize): i32 {
+  if (length == 0) return 0;
+  const tag = load<u8>(ptr);
+  if (tag != TAG_RESULT && tag != TAG_ERROR) return 0;
+  return screenText(ptr + 1, ptr + length) ? 1 : 0;
 }
 
 /** Scans records in [ptr, ptr + length); see ./records. */

@@ -96,7 +96,7 @@ export function stage1Ends(): bool {
 }
 
 /** Bits set from each set bit up to the next one, exclusive: the XOR of all bits up to each. */
-@inline function prefixXor(x: u64): u64 {
+@inline export function prefixXor(x: u64): u64 {
   x ^= x << 1;
   x ^= x << 2;
   x ^= x << 4;
@@ -106,8 +106,8 @@ export function stage1Ends(): bool {
   return x;
 }
 
-const EVEN: u64 = 0x5555555555555555;
-const ODD: u64 = 0xaaaaaaaaaaaaaaaa;
+export const EVEN: u64 = 0x5555555555555555;
+export const ODD: u64 = 0xaaaaaaaaaaaaaaaa;
 
 /** The nine escape letters after a backslash, as one flag per byte value (1: simple, 2: 'u'). */
 const ESCAPES: usize = memory.data<u8>([

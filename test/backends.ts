@@ -23,7 +23,7 @@ function unavailable(name: BackendName, error: unknown): Backend {
   const fail = (): never => {
     throw error;
   };
-  return { name, verifyFrame: fail, createKernel: fail, createReader: fail };
+  return { name, verifyFrame: fail, screenFrame: fail, createKernel: fail, createReader: fail };
 }
 
 async function load(name: BackendName): Promise<Backend> {

@@ -14,10 +14,24 @@ import type { ReaderLimits, RecordReader, RecordSink, ScanKernel } from '../reco
 
 export type BackendName = 'js' | 'wasm-simd' | 'wasm-scalar';
 
+/** screenFrame's answer for a payload whose body JSON.parse may judge (src/contract/screen.ts). */
+export const SCREENED = 'screened';
+
 export interface Backend {
   readonly name: BackendName;
   /** Tag dispatch and rule 4.1 over a whole payload. null when both hold. */
   verifyFrame(payload: Uint8Array): Fault | null;
+  /**
+   * Optional, for decode, which parses what it accepts with JSON.parse
+   * (absent: decode calls verifyFrame). SCREENED when
+   * the payload has a result or error tag and a body in which nothing that
+   * JSON.parse lets through and rule 4.1 refuses can be
+   * (src/contract/screen.ts), so that JSON.parse's verdict on the body is
+   * rule 4.1's; otherwise verifyFrame's answer. One pass over light checks,
+   * where verifyFrame would judge the whole grammar that JSON.parse judges
+   * again.
+   */
+  screenFrame?(payload: Uint8Array): Fault | null | typeof SCREENED;
   /** A scan kernel for one reader. */
   createKernel(): ScanKernel;
   /** A reader for one record stream over this backend's kernel, reporting to `sink`. */

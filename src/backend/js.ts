@@ -9,7 +9,8 @@
 import { validateJsonText } from '../contract/json-text.js';
 import { ENTRY_FIELDS, type Scan, type ScanKernel } from '../records/reader.js';
 import { HEADER_SIZE, KIND_FINISH, KIND_RESPONSE } from '../records/record.js';
-import type { Backend } from './backend.js';
+import { type Backend, SCREENED } from './backend.js';
+import { screenJsonText } from '../contract/screen.js';
 import { EMPTY_PAYLOAD, type Fault, UNKNOWN_TAG } from '../wire/fault.js';
 import { Status } from '../wire/status.js';
 import { TAG_ERROR, TAG_RESULT } from '../wire/tags.js';
@@ -21,6 +22,13 @@ export function verifyFrame(payload: Uint8Array): Fault | null {
   const tag = payload[0];
   if (tag !== TAG_RESULT && tag !== TAG_ERROR) return UNKNOWN_TAG;
   return validateJsonText(payload, 1, payload.length);
+}
+
+/** The screen of src/contract/screen.ts, then verifyFrame where it does not pass (Backend.screenFrame). */
+function screenFrame(payload: Uint8Array): Fault | null | typeof SCREENED {
+  const tag = payload[0];
+  if (payload.length !== 0 && (tag === TAG_RESULT || tag === TAG_ERROR) && screenJsonText(payload, 1, payload.length)) return SCREENED;
+  return verifyFrame(payload);
 }
 
 /** Entries one scan writes before it stops with Status.TableFull, as in the core. */
@@ -161,6 +169,7 @@ const EMPTY_TABLE = new Int32Array(0);
 export const jsBackend: Backend = {
   name: 'js',
   verifyFrame,
+  screenFrame,
   createKernel: () => new JsKernel(),
   createReader: (limits, sink) => new RecordReader(new JsKernel(), limits, sink),
 };

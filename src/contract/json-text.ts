@@ -125,7 +125,7 @@ function scanEscape(b: Uint8Array, i: number, end: number): number | Fault {
  * byte b[i], or 0 when it is not one (Unicode 15, table 3-7: no overlong
  * forms, no surrogates, nothing above U+10FFFF, no cut sequence).
  */
-function utf8Length(b: Uint8Array, i: number, end: number): number {
+export function utf8Length(b: Uint8Array, i: number, end: number): number {
   const c = b[i];
   let n: number;
   let lo = 0x80;

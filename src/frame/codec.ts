@@ -14,7 +14,7 @@
 // that value (rules 4.2 and 4.3). The value returned is JSON.parse's, whole:
 // the schema's stripped output is never used.
 
-import type { Backend } from '../backend/backend.js';
+import { type Backend, SCREENED } from '../backend/backend.js';
 import type { Fault } from '../wire/fault.js';
 import { defaultBackend } from '../backend/default.js';
 import { locate } from '../contract/locate.js';
@@ -120,8 +120,12 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
       const range = codeRange(value);
       return range ? schemaError(range, payload) : { kind: 'error', error: value as ErrorObject };
     }
-    const value: unknown = JSON.parse(utf8Text(payload, 1, payload.length));
-    if (tag === TAG_RESULT) {
+    return judged(payload, JSON.parse(utf8Text(payload, 1, payload.length)));
+  }
+
+  /** The frame of `value`, JSON.parse's of the body of `payload`, which rule 4.1 accepts: the schema's verdict. */
+  function judged(payload: Uint8Array, value: unknown): Frame<R> | FrameError {
+    if (payload[0] === TAG_RESULT) {
       // A body shorter than a long string holds none: the JS check takes its blobs.
       const bad = resultBlobs && payload.length > LONG_STRING ? judgeResultWith(value) : judgeResult(value);
       return bad ? schemaError(bad, payload) : { kind: 'result', result: value as R };
@@ -165,7 +169,19 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
         return backend.verifyHeld(payload, (held, fault) => buildHeld(payload, fault, held));
       }
     }
-    return build(payload, backend.verifyFrame(payload));
+    // A large body is judged on its bytes before anything is parsed (build): no screen for it.
+    if (backend.screenFrame === undefined || payload.length - 1 > SMALL) return build(payload, backend.verifyFrame(payload));
+    const checked = backend.screenFrame(payload);
+    if (checked !== SCREENED) return build(payload, checked);
+    // The screen passed: JSON.parse's verdict is rule 4.1's (src/contract/screen.ts).
+    // Where it throws, the grammar is broken, and verifyFrame says where.
+    let value: unknown;
+    try {
+      value = JSON.parse(utf8Text(payload, 1, payload.length));
+    } catch {
+      return build(payload, backend.verifyFrame(payload));
+    }
+    return judged(payload, value);
   }
 
   function encode(frame: Frame<R>): Uint8Array {

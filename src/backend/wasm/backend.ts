@@ -19,7 +19,7 @@
 
 import { type InPlaceRecord, RecordReader, type Scan, type ScanKernel } from '../../records/reader.js';
 import { HEADER_SIZE } from '../../records/record.js';
-import type { Backend, BackendName } from '../backend.js';
+import { type Backend, type BackendName, SCREENED } from '../backend.js';
 import { frameFault } from '../../wire/fault.js';
 import { Status } from '../../wire/status.js';
 import type { StringKit } from '../../contract/string-kit.js';
@@ -286,6 +286,17 @@ export function createWasmBackend(name: BackendName, module: WebAssembly.Module)
       const core = pool.acquire();
       try {
         core.write(payload);
+        const status = core.exports.verifyFrame(core.scratch, payload.length);
+        return status === Status.Ok ? null : frameFault(status, core.exports.faultOffset());
+      } finally {
+        pool.release(core);
+      }
+    },
+    screenFrame(payload) {
+      const core = pool.acquire();
+      try {
+        core.write(payload);
+        if (core.exports.screenFrame(core.scratch, payload.length) === 1) return SCREENED;
         const status = core.exports.verifyFrame(core.scratch, payload.length);
         return status === Status.Ok ? null : frameFault(status, core.exports.faultOffset());
       } finally {

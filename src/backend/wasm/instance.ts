@@ -20,6 +20,7 @@ export interface CoreExports {
   tableCapacity(): number;
   entryFields(): number;
   verifyFrame(ptr: number, length: number): number;
+  screenFrame(ptr: number, length: number): number;
   faultOffset(): number;
   scanRecords(ptr: number, length: number, maxFrame: number, verify: number): number;
 }

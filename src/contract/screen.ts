@@ -1,0 +1,91 @@
+// What JSON.parse does not judge of rule 4.1, for decode: one light pass over a body (the JS path's).
+//
+// Decode parses every body it accepts with JSON.parse, which refuses
+// everything outside the RFC 8259 grammar (ECMA-404 is that grammar, with
+// the same four whitespace bytes). What it lets through that rule 4.1
+// refuses is four things:
+//
+// - bytes that are not UTF-8 (a decoder replaces them before it parses);
+// - a lone surrogate escape, which it turns into a lone code unit;
+// - a number beyond the largest double, which it turns into Infinity;
+// - nesting deeper than 127.
+//
+// A body passes this screen when none of the four can be in it. It reads
+// the body as JSON.parse would where it is JSON (strings from quote to
+// unescaped quote, and everything else between them), and asks:
+//
+// - is the UTF-8 well formed, everywhere;
+// - is no escape inside a string a `\u` whose first hex digit is `d` or
+//   `D` (every surrogate escape is one);
+// - outside strings, does no `e` or `E` follow a digit (an exponent), and
+//   do no 309 digits come in a row? A number with neither is below 1e308,
+//   so finite;
+// - outside strings, do the brackets never nest deeper than 127?
+//
+// A byte-order mark needs nothing here: outside a string JSON.parse
+// refuses U+FEFF, and the decoders decode uses keep it (./utf8-text.ts).
+// On a body that is not JSON, the screen's reading may be anything; the
+// body fails JSON.parse whatever the screen says.
+//
+// So for a body that passes, JSON.parse's verdict is rule 4.1's: where it
+// parses, the body is strict JSON text; where it throws, the body is not,
+// and the backend's verifyFrame names the fault. A body that does not pass
+// is verified as before. The screen names no fault and is never the last
+// word on one. assembly/screen.ts is the same screen in the core; its SIMD
+// build, 64 bytes at a time, refuses a little more (any backslash before
+// `u` and `d`, escaped or not; any three whole blocks of digits).
+
+import { utf8Length } from './json-text.js';
+
+/** Rule 4.1's nesting limit. */
+const MAX_DEPTH = 127;
+/** Digits in a row from which a number may be 1e308 or more. */
+const DIGIT_RUN = 309;
+
+/** Whether JSON.parse's verdict on the body b[start, end) is rule 4.1's (see above). */
+export function screenJsonText(b: Uint8Array, start: number, end: number): boolean {
+  let depth = 0;
+  let digits = 0;
+  let i = start;
+  while (i < end) {
+    const c = b[i];
+    if (c === 0x22) {
+      // A string, to its closing quote: escapes and UTF-8.
+      i++;
+      while (i < end) {
+        const d = b[i];
+        if (d === 0x22) break;
+        if (d === 0x5c) {
+          if (b[i + 1] === 0x75 && (b[i + 2] | 0x20) === 0x64) return false;
+          i += 2;
+        } else if (d >= 0x80) {
+          const n = utf8Length(b, i, end);
+          if (n === 0) return false;
+          i += n;
+        } else {
+          i++;
+        }
+      }
+      i++;
+      digits = 0;
+      continue;
+    }
+    if (c >= 0x30 && c <= 0x39) {
+      if (++digits >= DIGIT_RUN) return false;
+    } else {
+      const folded = c | 0x20;
+      if (folded === 0x65) {
+        if (digits !== 0) return false;
+      } else if (folded === 0x7b) {
+        if (++depth > MAX_DEPTH) return false;
+      } else if (folded === 0x7d) {
+        depth--;
+      } else if (c >= 0x80 && utf8Length(b, i, end) === 0) {
+        return false;
+      }
+      digits = 0;
+    }
+    i++;
+  }
+  return true;
+}

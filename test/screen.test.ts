@@ -1,0 +1,150 @@
+// The decode screen (src/contract/screen.ts, assembly/screen.ts): where it lets JSON.parse judge a body, JSON.parse's verdict is rule 4.1's.
+//
+// The screen's promise is one implication, checked here on every backend:
+// if screenFrame answers SCREENED, then JSON.parse accepts the body exactly
+// when verifyFrame does. Where it does not answer SCREENED, its answer is
+// verifyFrame's. And decode gives, on every body rule 4.1 refuses, the
+// fault validate gives, screened or not.
+
+import { describe, expect, test } from 'vitest';
+import { type Backend, SCREENED } from '../src/backend/backend.js';
+import { listResources } from '../src/frame/endpoints.js';
+import { FrameError } from '../src/frame/frame-error.js';
+import { BACKEND_ROWS } from './backends.js';
+import { JSON_CASES } from './corpus/json.js';
+import { framePayload, Gen, rng } from './support/generate.js';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+
+function payloadOf(body: string | Uint8Array, tag = 0): Uint8Array {
+  const bytes = typeof body === 'string' ? encoder.encode(body) : body;
+  const payload = new Uint8Array(bytes.length + 1);
+  payload[0] = tag;
+  payload.set(bytes, 1);
+  return payload;
+}
+
+function parses(payload: Uint8Array): boolean {
+  try {
+    JSON.parse(decoder.decode(payload.subarray(1)));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The screen's promise on one payload; returns whether it screened. */
+function holds(backend: Backend, payload: Uint8Array): boolean {
+  const screened = backend.screenFrame!(payload);
+  const verified = backend.verifyFrame(payload);
+  if (screened === SCREENED) {
+    expect(parses(payload), 'JSON.parse on a screened body agrees with verifyFrame').toBe(verified === null);
+    return true;
+  }
+  expect(screened).toEqual(verified);
+  return false;
+}
+
+/** Decode's refusal, as validate's: rule 4.1's fault at the same offset. */
+function decodesAsValidated(backend: Backend, payload: Uint8Array): void {
+  const codec = listResources.withBackend(backend);
+  const bad = codec.validate(payload);
+  if (bad === null) return;
+  const frame = codec.tryDecode(payload);
+  expect(frame).toBeInstanceOf(FrameError);
+  const got = frame as FrameError;
+  expect({ reason: got.reason, rule: got.rule, offset: got.offset, message: got.message }).toEqual({
+    reason: bad.reason,
+    rule: bad.rule,
+    offset: bad.offset,
+    message: bad.message,
+  });
+}
+
+const nest = (n: number, inner = '') => `${'['.repeat(n)}${inner}${']'.repeat(n)}`;
+
+/** Bodies JSON.parse accepts and rule 4.1 refuses, one per rule the screen stands in for. */
+const PARSE_ACCEPTS: [string, string | Uint8Array][] = [
+  ['a lone high surrogate escape', '{"a":"\\ud800"}'],
+  ['a lone low surrogate escape', '["\\uDC00"]'],
+  ['a high surrogate escape before a non-surrogate', '["\\uD83Dx"]'],
+  ['an exponent past the largest double', '[1e400]'],
+  ['a capital exponent past the largest double', '{"k":-1E309}'],
+  ['309 digits past the largest double', `[${(2n ** 1024n).toString()}]`],
+  ['128 arrays nested', nest(128)],
+  ['128 objects nested', `${'{"a":'.repeat(127)}{}${'}'.repeat(127)}`],
+  ['128 arrays nested, with strings of closing brackets between', `${'["]]]]",'.repeat(128)}0${']'.repeat(128)}`],
+  ['an overlong two-byte form', Uint8Array.from([0x22, 0xc0, 0xaf, 0x22])],
+  ['a surrogate code point in UTF-8', Uint8Array.from([0x22, 0xed, 0xa0, 0x80, 0x22])],
+  ['a cut three-byte sequence', Uint8Array.from([0x22, 0xe2, 0x82, 0x22])],
+  ['a stray continuation byte', Uint8Array.from([0x22, 0x61, 0x80, 0x22])],
+  ['a cut sequence at the end of a 64-byte block', Uint8Array.from([0x22, ...new Array(62).fill(0x61), 0xe2, 0x82, 0x22])],
+];
+
+/** Bodies rule 4.1 accepts that the screen must let through (so that decode is fast on them), on every backend. */
+const SCREEN_PASSES: [string, string][] = [
+  ['a listing', '{"resources":[{"uri":"file:///a.md","name":"a.md","mimeType":"text/markdown"}],"nextCursor":"c2"}'],
+  ['127 arrays nested', nest(127)],
+  ['brackets inside strings past the limit', `["${'['.repeat(300)}"]`],
+  ['an `e` after a digit inside a string', '{"blob":"QfPQfHQ8eh29h7ajr9"}'],
+  ['a surrogate pair written as UTF-8', '["😀 é 日本語"]'],
+  ['numbers without exponents', '[0,-1,1.5,123456789012345678901234567890,-0.25]'],
+  ['a string ending across a block', `{"k":"${'x'.repeat(70)}","m":[1,2]}`],
+];
+
+describe.each(BACKEND_ROWS)('the decode screen on %s', (_name, backend) => {
+  test('is present', () => {
+    expect(typeof backend.screenFrame).toBe('function');
+  });
+
+  test.each(PARSE_ACCEPTS)('does not screen %s: decode refuses it as validate does', (_what, body) => {
+    const payload = payloadOf(body);
+    expect(parses(payload), 'JSON.parse accepts it').toBe(true);
+    expect(backend.verifyFrame(payload), 'rule 4.1 refuses it').not.toBeNull();
+    expect(backend.screenFrame!(payload)).not.toBe(SCREENED);
+    holds(backend, payload);
+    decodesAsValidated(backend, payload);
+  });
+
+  test.each(SCREEN_PASSES)('screens %s', (_what, body) => {
+    const payload = payloadOf(body);
+    expect(backend.verifyFrame(payload)).toBeNull();
+    expect(backend.screenFrame!(payload)).toBe(SCREENED);
+  });
+
+  test('answers verifyFrame on payloads with no tag or an unknown one', () => {
+    for (const payload of [new Uint8Array(0), payloadOf('{}', 2), payloadOf('{}', 0x7b)]) {
+      expect(backend.screenFrame!(payload)).toEqual(backend.verifyFrame(payload));
+    }
+  });
+
+  test('keeps its promise on every case of the JSON corpus, as a result and as an error', () => {
+    let screened = 0;
+    for (const c of JSON_CASES) {
+      const body = typeof c.text === 'string' ? encoder.encode(c.text) : Uint8Array.from(c.text);
+      for (const tag of [0, 1]) {
+        const payload = payloadOf(body, tag);
+        if (holds(backend, payload)) screened++;
+        decodesAsValidated(backend, payload);
+      }
+    }
+    // Most of the corpus is screened: the promise is checked on JSON.parse, not only on refusals.
+    expect(screened).toBeGreaterThan(JSON_CASES.length / 2);
+  });
+
+  test('keeps its promise on 20,000 generated and mutated frames', () => {
+    const g = new Gen(rng(0x5c4ee7));
+    let screened = 0;
+    let refused = 0;
+    for (let k = 0; k < 20_000; k++) {
+      const payload = framePayload(g);
+      if (holds(backend, payload)) screened++;
+      if (backend.verifyFrame(payload) !== null) refused++;
+      decodesAsValidated(backend, payload);
+    }
+    // Both sides of the promise are exercised.
+    expect(screened).toBeGreaterThan(2_000);
+    expect(refused).toBeGreaterThan(2_000);
+  });
+});
