@@ -4,7 +4,8 @@
 // is this payload a frame whose body is strict JSON text (verifyFrame), and
 // where are the records in these bytes (its scan kernel, which the one
 // record reader of src/records/reader.ts drives). It may also answer, for
-// the judges, the SDK's base64 rule and where a long string ends (strings). Everything that builds
+// the judges, the SDK's base64 rule and where a long string ends (strings),
+// and for decode, whether JSON.parse may judge a body (screenFrame). Everything that builds
 // values (JSON.parse, the SDK schema) is shared TypeScript on top, so the
 // backends can differ only where the differential test looks.
 
@@ -23,13 +24,12 @@ export interface Backend {
   verifyFrame(payload: Uint8Array): Fault | null;
   /**
    * Optional, for decode, which parses what it accepts with JSON.parse
-   * (absent: decode calls verifyFrame). SCREENED when
-   * the payload has a result or error tag and a body in which nothing that
-   * JSON.parse lets through and rule 4.1 refuses can be
-   * (src/contract/screen.ts), so that JSON.parse's verdict on the body is
-   * rule 4.1's; otherwise verifyFrame's answer. One pass over light checks,
-   * where verifyFrame would judge the whole grammar that JSON.parse judges
-   * again.
+   * (absent, decode calls verifyFrame). SCREENED when the payload has a
+   * result or error tag and its body holds nothing that JSON.parse lets
+   * through and rule 4.1 refuses (src/contract/screen.ts), so that
+   * JSON.parse's verdict on it is rule 4.1's; otherwise verifyFrame's
+   * answer. A few light checks in one pass, where verifyFrame judges the
+   * whole grammar that JSON.parse then judges again.
    */
   screenFrame?(payload: Uint8Array): Fault | null | typeof SCREENED;
   /** A scan kernel for one reader. */
