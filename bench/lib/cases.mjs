@@ -112,7 +112,7 @@ export function buildCases(fixtures, simdjson) {
         fixture: f.name,
         backend: b.name,
         bytes: n,
-        impl: `${f.endpoint} codec.decode on ${b.name}: verify, TextDecoder, JSON.parse, SDK schema`,
+        impl: `${f.endpoint} codec.decode on ${b.name}: screen (or verify), TextDecoder, JSON.parse, SDK schema`,
         check() {
           for (const v of V) deepStrictEqual(c.decode(v.bytes), v.frame, 'decode: the value differs from the fixture source');
           for (const t of f.broken) expectFrameError(c.tryDecode(t.bytes), t, 'decode');
