@@ -39,7 +39,8 @@
 // blocks of digits.
 
 import { utf8Length } from './utf8';
-import { EVEN, ODD, prefixXor } from './stage1';
+import { EVEN, mask64, ODD, prefixXor } from './stage1';
+import { copyTail, tail } from './text-simd';
 import { utf8Block, utf8Incomplete } from './utf8-blocks';
 
 /** Rule 4.1's nesting limit. */
@@ -113,7 +114,7 @@ function screenBytes(start: usize, end: usize): bool {
 
 /** The screen's v128 constants (see the PERF NOTES). */
 const CONSTANTS: usize = memory.data<u8>([
-  // 0: 0x20, which folds '[' and ']' into '{' and '}', and 'E' into 'e', and pads the last block (a space)
+  // 0: 0x20, which folds '[' and ']' into '{' and '}', and 'E' into 'e'
   0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20,
   // 16: '{'
   0x7b, 0x7b, 0x7b, 0x7b, 0x7b, 0x7b, 0x7b, 0x7b, 0x7b, 0x7b, 0x7b, 0x7b, 0x7b, 0x7b, 0x7b, 0x7b,
@@ -134,29 +135,18 @@ const CONSTANTS: usize = memory.data<u8>([
 /** Whole 64-byte blocks that any DIGIT_RUN digits in a row contain: 309 = 63 + 3 * 64 + 54. */
 const DIGIT_BLOCKS: u32 = 3;
 
-/** The body's last bytes, fewer than 64, padded with spaces; 16 bytes before it take the spill of the copy. */
-const tail: usize = memory.data(80, 16) + 16;
-
 /** The digit lanes of v. */
 @inline function digitsOf(v: v128, base: v128, bound: v128): v128 {
   return i8x16.lt_s(i8x16.sub(v, base), bound);
 }
 
-/** One bit per byte of the four quarters' compare results. */
-@inline function bits64(a: v128, b: v128, c: v128, d: v128): u64 {
-  const low = <u32>i8x16.bitmask(a) | (<u32>i8x16.bitmask(b) << 16);
-  const high = <u32>i8x16.bitmask(c) | (<u32>i8x16.bitmask(d) << 16);
-  return <u64>low | (<u64>high << 32);
-}
-
 /**
- * The screen 64 bytes at a time, in the SIMD build. With the bytes inside
- * strings known, it judges two rules more closely than the byte screen: an
- * exponent is an `e` after a digit outside strings, and the nesting is the
- * depth of the brackets outside strings, not their count. It also refuses
- * any body that holds DIGIT_BLOCKS whole blocks of digits, in a row or not.
- * For a body JSON.parse accepts, the string bytes are found exactly; for
- * any other, JSON.parse throws whatever the screen says.
+ * The screen 64 bytes at a time, in the SIMD build: the byte screen's
+ * questions, with the bytes inside strings found by mask, which for a body
+ * JSON.parse accepts is exact (for any other, JSON.parse throws whatever
+ * the screen says). It refuses a little more: any backslash before `u` and
+ * `d`, escaped or not, and any body that holds DIGIT_BLOCKS whole blocks of
+ * digits, in a row or not.
  */
 function screenVectors(start: usize, end: usize): bool {
   const lower = v128.load(CONSTANTS, 0);
@@ -168,20 +158,9 @@ function screenVectors(start: usize, end: usize): bool {
   const quote = v128.load(CONSTANTS, 96);
   const closeBrace = v128.load(CONSTANTS, 112);
   const zero = i64x2.splat(0);
-  // The last bytes into `tail`: 16 at a time, the last 16 ending at `end`.
+  // The last bytes, fewer than a block, padded with spaces (ASCII, no digit, bracket, quote or letter).
   const whole = start + ((end - start) & ~<usize>63);
-  const r = end - whole;
-  v128.store(tail, lower);
-  v128.store(tail, lower, 16);
-  v128.store(tail, lower, 32);
-  v128.store(tail, lower, 48);
-  if (end - start >= 16) {
-    let k: usize = 0;
-    for (; k + 16 <= r; k += 16) v128.store(tail + k, v128.load(whole + k));
-    if (k < r) v128.store(tail + r - 16, v128.load(end - 16));
-  } else {
-    for (let k: usize = 0; k < r; k++) store<u8>(tail + k, load<u8>(whole + k));
-  }
+  copyTail(whole, end);
   let prev = zero;
   let prevDigits = zero;
   let incomplete = zero;
@@ -209,7 +188,7 @@ function screenVectors(start: usize, end: usize): bool {
       const b3 = i8x16.eq(v3, backslash);
       if (v128.any_true(v128.or(v128.or(b0, b1), v128.or(b2, b3)))) {
         if (surrogateEscape(src, p, end, backslash)) return false;
-        const b = bits64(b0, b1, b2, b3) & ~escapedCarry;
+        const b = mask64(b0, b1, b2, b3) & ~escapedCarry;
         const starts = b & ~(b << 1);
         const evenEnds = (b + (starts & EVEN)) & ~b;
         const oddCarries = b + (starts & ODD);
@@ -218,7 +197,7 @@ function screenVectors(start: usize, end: usize): bool {
       } else {
         escapedCarry = 0;
       }
-      const quotes = bits64(i8x16.eq(v0, quote), i8x16.eq(v1, quote), i8x16.eq(v2, quote), i8x16.eq(v3, quote)) & ~escaped;
+      const quotes = mask64(i8x16.eq(v0, quote), i8x16.eq(v1, quote), i8x16.eq(v2, quote), i8x16.eq(v3, quote)) & ~escaped;
       const inString = prefixXor(quotes) ^ stringCarry;
       stringCarry = <u64>(<i64>inString >> 63);
       const outside = ~inString;
@@ -232,7 +211,7 @@ function screenVectors(start: usize, end: usize): bool {
       const d1 = digitsOf(v1, digitBase, digitBound);
       const d2 = digitsOf(v2, digitBase, digitBound);
       const d3 = digitsOf(v3, digitBase, digitBound);
-      const exponents = bits64(
+      const exponents = mask64(
         v128.and(i8x16.eq(f0, letterE), i8x16.shuffle(prevDigits, d0, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30)),
         v128.and(i8x16.eq(f1, letterE), i8x16.shuffle(d0, d1, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30)),
         v128.and(i8x16.eq(f2, letterE), i8x16.shuffle(d1, d2, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30)),
@@ -244,8 +223,8 @@ function screenVectors(start: usize, end: usize): bool {
 
       // Nesting: the brackets outside strings, walked one by one only when
       // this block's openings could take the depth past the limit.
-      const opens = bits64(i8x16.eq(f0, openBrace), i8x16.eq(f1, openBrace), i8x16.eq(f2, openBrace), i8x16.eq(f3, openBrace)) & outside;
-      const closes = bits64(i8x16.eq(f0, closeBrace), i8x16.eq(f1, closeBrace), i8x16.eq(f2, closeBrace), i8x16.eq(f3, closeBrace)) & outside;
+      const opens = mask64(i8x16.eq(f0, openBrace), i8x16.eq(f1, openBrace), i8x16.eq(f2, openBrace), i8x16.eq(f3, openBrace)) & outside;
+      const closes = mask64(i8x16.eq(f0, closeBrace), i8x16.eq(f1, closeBrace), i8x16.eq(f2, closeBrace), i8x16.eq(f3, closeBrace)) & outside;
       if (depth + <i32>popcnt(opens) <= MAX_DEPTH) {
         depth += <i32>popcnt(opens) - <i32>popcnt(closes);
       } else {
@@ -286,7 +265,7 @@ function screenVectors(start: usize, end: usize): bool {
  * ends at `end`.
  */
 function surrogateEscape(src: usize, p: usize, end: usize, backslash: v128): bool {
-  let bits = bits64(i8x16.eq(v128.load(src), backslash), i8x16.eq(v128.load(src, 16), backslash), i8x16.eq(v128.load(src, 32), backslash), i8x16.eq(v128.load(src, 48), backslash));
+  let bits = mask64(i8x16.eq(v128.load(src), backslash), i8x16.eq(v128.load(src, 16), backslash), i8x16.eq(v128.load(src, 32), backslash), i8x16.eq(v128.load(src, 48), backslash));
   while (bits != 0) {
     const at = p + <usize>ctz(bits);
     bits &= bits - 1;

@@ -89,7 +89,7 @@ export function stage1Ends(): bool {
 }
 
 /** One bit per byte of the four quarters' compare results. */
-@inline function mask64(a: v128, b: v128, c: v128, d: v128): u64 {
+@inline export function mask64(a: v128, b: v128, c: v128, d: v128): u64 {
   const low = <u32>i8x16.bitmask(a) | (<u32>i8x16.bitmask(b) << 16);
   const high = <u32>i8x16.bitmask(c) | (<u32>i8x16.bitmask(d) << 16);
   return <u64>low | (<u64>high << 32);

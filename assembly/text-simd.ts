@@ -44,19 +44,22 @@ export const index: usize = memory.data(<i32>(WINDOW + BLOCK) * 4, 16);
 /**
  * The text's last bytes, padded with spaces to a whole block: loads never
  * pass the end of the text. 16 bytes before it take the spill of the copy
- * (see copyTail).
+ * (see copyTail). Also the decode screen's (./screen), which runs before
+ * or after a text is staged, never during.
  */
-const tail: usize = memory.data(<i32>BLOCK + 16, 16) + 16;
+export const tail: usize = memory.data(<i32>BLOCK + 16, 16) + 16;
 
 /**
  * Copies the text's bytes [from, end), fewer than a block, to the start of
  * `tail`, whose other bytes are spaces. 16 bytes at a time, the last 16
- * ending at `end` (a text this long has them), so nothing is read past the
- * text; for fewer than 16 that last copy spills into the 16 bytes before
- * `tail`, which are there for it. A byte loop here cost a small text up to
- * 63 loads and stores.
+ * ending at `end`, so nothing is read past the text; for fewer than 16
+ * that last copy spills into the 16 bytes before `tail`, which are there
+ * for it. Those 16 may start before the text itself (a text under 16 bytes,
+ * in the screen): texts lie in scratch, above the core's data, so they are
+ * in memory, and what they hold lands in the spill. A byte loop here cost a
+ * small text up to 63 loads and stores.
  */
-@inline function copyTail(from: usize, end: usize): void {
+@inline export function copyTail(from: usize, end: usize): void {
   const spaces = i8x16.splat(0x20);
   v128.store(tail, spaces);
   v128.store(tail, spaces, 16);

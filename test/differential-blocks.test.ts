@@ -24,6 +24,7 @@ import { jsBackend } from '../src/backend/js.js';
 import { loadBackend } from '../src/backend/disk.js';
 import type { Backend } from '../src/backend/backend.js';
 import { Gen, rng, jsonText, mutate } from './support/generate.js';
+import { payloadOf } from './support/bytes.js';
 
 const SEED = Number(process.env.MCP_FRAMES_SEED ?? Date.now() % 2 ** 31);
 const BACKENDS: Backend[] = [jsBackend, loadBackend('wasm-simd'), loadBackend('wasm-scalar')];
@@ -82,14 +83,6 @@ class Tally {
     if (want === 'ok') this.accepted++;
     else this.refused++;
   }
-}
-
-function payloadOf(body: Uint8Array | string, tag = 0): Uint8Array {
-  const bytes = typeof body === 'string' ? encoder.encode(body) : body;
-  const out = new Uint8Array(bytes.length + 1);
-  out[0] = tag;
-  out.set(bytes, 1);
-  return out;
 }
 
 const bytesOf = (...parts: (string | number[])[]): Uint8Array =>

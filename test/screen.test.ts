@@ -12,18 +12,10 @@ import { listResources } from '../src/frame/endpoints.js';
 import { FrameError } from '../src/frame/frame-error.js';
 import { BACKEND_ROWS } from './backends.js';
 import { JSON_CASES } from './corpus/json.js';
+import { payloadOf } from './support/bytes.js';
 import { framePayload, Gen, rng } from './support/generate.js';
 
-const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
-
-function payloadOf(body: string | Uint8Array, tag = 0): Uint8Array {
-  const bytes = typeof body === 'string' ? encoder.encode(body) : body;
-  const payload = new Uint8Array(bytes.length + 1);
-  payload[0] = tag;
-  payload.set(bytes, 1);
-  return payload;
-}
 
 function parses(payload: Uint8Array): boolean {
   try {
@@ -122,7 +114,7 @@ describe.each(BACKEND_ROWS)('the decode screen on %s', (_name, backend) => {
   test('keeps its promise on every case of the JSON corpus, as a result and as an error', () => {
     let screened = 0;
     for (const c of JSON_CASES) {
-      const body = typeof c.text === 'string' ? encoder.encode(c.text) : Uint8Array.from(c.text);
+      const body = typeof c.text === 'string' ? c.text : Uint8Array.from(c.text);
       for (const tag of [0, 1]) {
         const payload = payloadOf(body, tag);
         if (holds(backend, payload)) screened++;

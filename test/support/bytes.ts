@@ -1,4 +1,4 @@
-// Bytes for tests: hex, UTF-8, joining and splitting.
+// Bytes for tests: hex, UTF-8, payloads, joining and splitting.
 
 const encoder = new TextEncoder();
 
@@ -16,6 +16,15 @@ export function toHex(bytes: Uint8Array): string {
 
 export function utf8(text: string): Uint8Array {
   return encoder.encode(text);
+}
+
+/** A frame's payload: the tag byte, then the body (a string as its UTF-8). */
+export function payloadOf(body: Uint8Array | string, tag = 0): Uint8Array {
+  const bytes = typeof body === 'string' ? encoder.encode(body) : body;
+  const out = new Uint8Array(bytes.length + 1);
+  out[0] = tag;
+  out.set(bytes, 1);
+  return out;
 }
 
 export function concat(...parts: Uint8Array[]): Uint8Array {

@@ -20,7 +20,7 @@
 import { type InPlaceRecord, RecordReader, type Scan, type ScanKernel } from '../../records/reader.js';
 import { HEADER_SIZE } from '../../records/record.js';
 import { type Backend, type BackendName, SCREENED } from '../backend.js';
-import { frameFault } from '../../wire/fault.js';
+import { type Fault, frameFault } from '../../wire/fault.js';
 import { Status } from '../../wire/status.js';
 import type { StringKit } from '../../contract/string-kit.js';
 import { CoreInstance, coreHolding } from './instance.js';
@@ -277,6 +277,12 @@ function coreStrings(pool: CorePool): StringKit {
   };
 }
 
+/** verifyFrame's answer on the payload of `length` bytes written to `core`'s scratch. */
+function verifyWritten(core: CoreInstance, length: number): Fault | null {
+  const status = core.exports.verifyFrame(core.scratch, length);
+  return status === Status.Ok ? null : frameFault(status, core.exports.faultOffset());
+}
+
 /** A backend over a compiled core module. Nothing is compiled here. */
 export function createWasmBackend(name: BackendName, module: WebAssembly.Module): Backend {
   const pool = new CorePool(module);
@@ -286,8 +292,7 @@ export function createWasmBackend(name: BackendName, module: WebAssembly.Module)
       const core = pool.acquire();
       try {
         core.write(payload);
-        const status = core.exports.verifyFrame(core.scratch, payload.length);
-        return status === Status.Ok ? null : frameFault(status, core.exports.faultOffset());
+        return verifyWritten(core, payload.length);
       } finally {
         pool.release(core);
       }
@@ -297,8 +302,7 @@ export function createWasmBackend(name: BackendName, module: WebAssembly.Module)
       try {
         core.write(payload);
         if (core.exports.screenFrame(core.scratch, payload.length) === 1) return SCREENED;
-        const status = core.exports.verifyFrame(core.scratch, payload.length);
-        return status === Status.Ok ? null : frameFault(status, core.exports.faultOffset());
+        return verifyWritten(core, payload.length);
       } finally {
         pool.release(core);
       }
@@ -307,9 +311,7 @@ export function createWasmBackend(name: BackendName, module: WebAssembly.Module)
       const core = pool.acquire();
       try {
         core.write(payload);
-        const status = core.exports.verifyFrame(core.scratch, payload.length);
-        const fault = status === Status.Ok ? null : frameFault(status, core.exports.faultOffset());
-        return then(core.bytes.subarray(core.scratch, core.scratch + payload.length), fault);
+        return then(core.bytes.subarray(core.scratch, core.scratch + payload.length), verifyWritten(core, payload.length));
       } finally {
         pool.release(core);
       }
