@@ -150,7 +150,7 @@ async function main() {
   const documents = buildDocuments(SEED, native.padding || 64);
   const fixtures = [...frames, ...documents];
   const { buildCases } = await import('./lib/cases.mjs');
-  const { cases: frameCases, backends } = buildCases(frames, simdjson);
+  const { cases: frameCases, backends } = buildCases(frames, simdjson, native);
   const { captureCases, decodeCases } = await import('./lib/decode-targets.mjs');
   const all = [...frameCases, ...decodeCases(frames, backends), ...captureCases(backends), ...documentCases(documents, backends, simdjson, native)];
   const cases = all.filter((c) => (args.parts || !c.extra) && (!filter || filter.test(c.name) || filter.test(`${c.name}@${c.backend}`)));

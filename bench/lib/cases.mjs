@@ -12,6 +12,7 @@ import { RelayState } from '../../dist/relay/relay.js';
 import { writeFrame } from '../../dist/contract/body-writer.js';
 import { judge, judgeError } from '../../dist/contract/schema.js';
 import { concat, cycle, responseRecord, finishRecord, HEADER_SIZE, TAG_RESULT } from './fixtures.mjs';
+import { nativeFrameCase } from './limits.mjs';
 
 const CODECS = { 'list-resources': listResources, 'read-resource': readResource };
 const MAX_FRAME = 16 * 1024 * 1024;
@@ -80,9 +81,10 @@ function parseStreamByHand(bytes) {
 /**
  * The cases for these fixtures. `backends` holds js, wasm (the build
  * loadBackend('wasm') picked), wasmSimd and wasmScalar; `simdjson` is the
- * result of env.loadSimdjson().
+ * result of env.loadSimdjson(), `native` of native.loadNative() (the limit,
+ * timed on the frames too: bench/lib/limits.mjs).
  */
-export function buildCases(fixtures, simdjson) {
+export function buildCases(fixtures, simdjson, native) {
   const js = loadBackend('js');
   const wasm = loadBackend('wasm');
   const wasmSimd = loadBackend('wasm-simd');
@@ -241,6 +243,8 @@ export function buildCases(fixtures, simdjson) {
       });
     }
     memcpyCase(f);
+    // Native simdjson on these bodies: the limit of the validate targets (bench/lib/limits.mjs).
+    if (native?.native) add(nativeFrameCase(f, native));
     partCases(f, codec);
   }
 

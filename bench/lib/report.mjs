@@ -3,6 +3,7 @@
 import { CAPTURES, decodeSpeedTargets, decodeTargets, judgeSpeedTarget } from './decode-specs.mjs';
 import { documentTable, documentTargets } from './documents.mjs';
 import { scaleTargets } from './scale.mjs';
+import { limitSpecs, renderLimits } from './limits.mjs';
 import { renderWire, wireTargets } from './wire.mjs';
 
 export const FRAME_FIXTURES = ['listing-small', 'listing-medium', 'text-48k', 'text-1m', 'blob-48k', 'blob-1m', 'error'];
@@ -68,7 +69,7 @@ function targetSpecs(wasm) {
 /** The [numerator, denominator] case keys (`name@backend`) of the targets that compare speeds, each pair once: what bench/lib/paired.mjs times side by side. */
 export function targetPairs(wasm) {
   const keys = new Map();
-  for (const s of targetSpecs(wasm)) {
+  for (const s of [...targetSpecs(wasm), ...limitSpecs()]) {
     if (s.metric === 'cpu') continue;
     const pair = [`${s.num[0]}@${s.num[1]}`, `${s.den[0]}@${s.den[1]}`];
     keys.set(pair.join('|'), pair);
@@ -180,6 +181,13 @@ export function buildReport({ env, args, options, seed, distinctBytes, fixtures,
     ...targetSpecs(backends.wasm).map((s) => judgeTarget(s, results, simdjson.native, nativeSimdjson?.built, paired)),
     ...decodeSpeedTargets().map((s) => judgeSpeedTarget(s, results)),
   ];
+  // The limits: measured as the targets are, shown apart, never met or missed (bench/lib/limits.mjs).
+  report.limits = limitSpecs().map((s) => {
+    const limit = { ...judgeTarget(s, results, simdjson.native, nativeSimdjson?.built, paired), bounds: s.bounds };
+    // A limit is not met or missed: its ratio is what it says.
+    for (const verdict of ['met', 'by', 'withinNoise']) Reflect.deleteProperty(limit, verdict);
+    return limit;
+  });
   return report;
 }
 
@@ -204,6 +212,7 @@ function tableSpecs(wasm) {
         ['simdjson isValid', 'peer/isvalid', 'simdjson'],
         ['simdjson + TextDecoder', 'peer/isvalid-decode', 'simdjson'],
         ['memcpy', 'peer/memcpy', 'memcpy'],
+        ['native simdjson', 'peer/native', 'simdjson-native'],
       ],
       ratios: [
         ['wasm-simd/js', 1, 0],
@@ -211,6 +220,8 @@ function tableSpecs(wasm) {
         ['wasm-simd/simdjson', 1, 3],
         ['wasm-simd/(simdjson+TD)', 1, 4],
         ['wasm-simd/memcpy', 1, 5],
+        ['wasm-simd/native', 1, 6],
+        ['native/js', 6, 0],
       ],
     },
     documentTable,
@@ -450,6 +461,14 @@ export function renderMarkdown(report) {
     `${judged.filter((t) => t.met).length} of ${r.targets.length} met, ${judged.filter((t) => !t.met).length} missed, ${r.targets.length - judged.length} not judged. For "within 1.5×" the ratio is a slowdown (bare JSON.parse speed over typed decode speed).`,
   );
   out.push('');
+
+  const limits = renderLimits(r.limits ?? []);
+  if (limits) {
+    out.push('## Limits');
+    out.push('');
+    out.push(limits);
+    out.push('');
+  }
 
   out.push('## Where WebAssembly loses');
   out.push('');
