@@ -7,13 +7,15 @@
 // clock (`npm run bench`), such a ratio swings by a third when another
 // process takes a core. Here each round times bare, then decode on each
 // backend, on one fixture, a fraction of a second each, in this process's
-// CPU time; the ratios are taken within a round and summed up as the median
-// and range over the rounds, and also taken between each column's fastest
-// round (the one other work disturbed least). As bench/interleaved.mjs does
-// for validate-only.
+// CPU time; the ratios are taken within a round, the rounds go in twos (the
+// columns in one order, then in the other, since whatever runs second pays
+// for collecting what ran first made), and a ratio is summed up as the
+// median and range of the twos' geometric means (bench/lib/paired.mjs). It
+// is also taken between each column's fastest round (the one other work
+// disturbed least). As bench/interleaved.mjs does for validate-only.
 //
 //   node bench/decode-interleaved.mjs [fixtures] [rounds] [backends]
-//   node bench/decode-interleaved.mjs blob-48k,blob-1m 15 wasm-simd
+//   node bench/decode-interleaved.mjs blob-48k,blob-1m 16 wasm-simd
 //
 // Fixtures: the frame fixtures of bench/lib/fixtures.mjs (listing-small,
 // listing-medium, text-48k, text-1m, blob-48k, blob-1m, error) and the
@@ -28,6 +30,7 @@ import { ENDPOINTS } from '../dist/frame/endpoints.js';
 import { locate } from '../dist/contract/locate.js';
 import { buildFixtures, SEED, TAG_RESULT } from './lib/fixtures.mjs';
 import { loadServerFrames } from '../test/fixtures/servers/frames.mjs';
+import { cpuMicros as cpu, twosOf } from './lib/paired.mjs';
 
 const decoder = new TextDecoder();
 
@@ -35,7 +38,8 @@ const FRAME_FIXTURES = ['listing-small', 'listing-medium', 'text-48k', 'text-1m'
 const SERVER_FIXTURES = ['servers-everything', 'servers-filesystem', 'servers-memory'];
 
 const names = (process.argv[2] || [...FRAME_FIXTURES, ...SERVER_FIXTURES].join(',')).split(',');
-const rounds = Number(process.argv[3] ?? 9);
+// An even number of rounds: every round has its partner in the other order.
+const rounds = 2 * Math.ceil(Number(process.argv[3] ?? 10) / 2);
 const backendNames = (process.argv[4] ?? 'wasm-simd,wasm-scalar,js').split(',');
 
 /** One fixture per server: each captured answer as a frame (its result or error member, byte for byte, behind its tag). */
@@ -64,11 +68,6 @@ const fixtures = [
 ].filter((f) => names.includes(f.name));
 const missing = names.filter((n) => !fixtures.some((f) => f.name === n));
 if (missing.length) throw new Error(`unknown fixtures: ${missing.join(', ')}`);
-
-const cpu = () => {
-  const u = process.cpuUsage();
-  return u.user + u.system;
-};
 
 const backends = backendNames.map((name) => loadBackend(/** @type {any} */ (name)));
 
@@ -117,7 +116,7 @@ for (let r = 0; r < rounds; r++) {
     const bytes = f.bytesPerOp * f.frames.length;
     // About 8 MB per column per round, and at least two passes over the fixture's frames.
     const reps = Math.max(2, Math.round(8e6 / bytes));
-    for (const [column, run] of columns) {
+    for (const [column, run] of r % 2 ? [...columns].reverse() : columns) {
       let k = 0;
       const next = () => {
         const frame = f.frames[k];
@@ -137,7 +136,7 @@ ok(sink !== undefined);
 
 const median = (xs) => xs.slice().sort((a, b) => a - b)[xs.length >> 1];
 process.stdout.write(
-  `typed decode against bare TextDecoder + JSON.parse: µs per frame of CPU time (median of ${rounds} rounds); the slowdown decode/bare within rounds, median (range); and that of the fastest rounds, the least disturbed by other work\n\n`,
+  `typed decode against bare TextDecoder + JSON.parse: µs per frame of CPU time (median of ${rounds} rounds); the slowdown decode/bare within rounds, in twos of one round in each order: median (range) of the twos; and that of the fastest rounds, the least disturbed by other work\n\n`,
 );
 const columns = (label) => backends.map((b) => label(b.name)).join(' | ');
 process.stdout.write(
@@ -148,8 +147,8 @@ for (const { f } of prepared) {
   const bare = times.get(`${f.name}|bare`);
   const cells = backends.map((b) => median(times.get(`${f.name}|${b.name}`)).toFixed(2));
   const ratios = backends.map((b) => {
-    const rs = times.get(`${f.name}|${b.name}`).map((x, i) => x / bare[i]);
-    return `${median(rs).toFixed(2)} (${Math.min(...rs).toFixed(2)}–${Math.max(...rs).toFixed(2)})`;
+    const t = twosOf(times.get(`${f.name}|${b.name}`).map((x, i) => x / bare[i]));
+    return `${t.median.toFixed(2)} (${t.min.toFixed(2)}–${t.max.toFixed(2)})`;
   });
   const fastest = backends.map((b) => (Math.min(...times.get(`${f.name}|${b.name}`)) / Math.min(...bare)).toFixed(2));
   process.stdout.write(

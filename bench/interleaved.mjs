@@ -7,12 +7,15 @@
 // takes the ratios the issue's targets need another way: each round times
 // every backend on every fixture in turn, a fraction of a second each, in
 // this process's CPU time (which time spent descheduled does not count),
-// and the ratios are taken within a round, then summed up as median and
-// range over the rounds. It is a check on the report's ratios, not a
-// replacement for it.
+// and the ratios are taken within a round. The rounds go in twos, the
+// columns in one order and then in the other, since whatever runs second
+// pays for collecting what ran first made; a two's ratio is the geometric
+// mean of its rounds' (bench/lib/paired.mjs), and a ratio is summed up as
+// the median and range of the twos. It is a check on the report's ratios,
+// not a replacement for it.
 //
 //   node bench/interleaved.mjs [fixtures] [rounds]
-//   node bench/interleaved.mjs twitter,citm_catalog,gsoc-2018,prose-300k 9
+//   node bench/interleaved.mjs twitter,citm_catalog,gsoc-2018,prose-300k 10
 //
 // Fixtures are the benchmark's own (bench/lib/fixtures.mjs, documents.mjs),
 // checked before they are timed: every variant accepted, both broken twins
@@ -24,20 +27,17 @@ import { loadBackend, readResource } from '../dist/runtime/node.js';
 import { buildDocuments } from './lib/documents.mjs';
 import { buildFixtures, SEED } from './lib/fixtures.mjs';
 import { loadNative } from './lib/native.mjs';
+import { cpuMicros as cpu, twosOf } from './lib/paired.mjs';
 
 const names = (process.argv[2] ?? 'twitter,citm_catalog,gsoc-2018,prose-300k,listing-small,listing-medium').split(',');
-const rounds = Number(process.argv[3] ?? 7);
+// An even number of rounds: every round has its partner in the other order.
+const rounds = 2 * Math.ceil(Number(process.argv[3] ?? 8) / 2);
 
 const native = loadNative();
 if (!native.native) process.stderr.write(`native simdjson left out: ${native.error}\n`);
 const fixtures = [...buildFixtures(SEED), ...buildDocuments(SEED, native.padding || 64)].filter((f) => names.includes(f.name));
 const missing = names.filter((n) => !fixtures.some((f) => f.name === n));
 if (missing.length) throw new Error(`unknown fixtures: ${missing.join(', ')}`);
-
-const cpu = () => {
-  const u = process.cpuUsage();
-  return u.user + u.system;
-};
 
 /** @type {Record<string, (f: any) => ((v: any) => boolean) | null>} */
 const runners = {};
@@ -64,7 +64,7 @@ const columns = Object.keys(runners);
 const speeds = new Map();
 for (let r = 0; r < rounds; r++) {
   for (const f of fixtures) {
-    for (const column of columns) {
+    for (const column of r % 2 ? [...columns].reverse() : columns) {
       const run = runners[column](f);
       if (!run) continue;
       const bytes = f.bytesPerOp * f.variants.length;
@@ -85,11 +85,11 @@ for (let r = 0; r < rounds; r++) {
 const median = (xs) => xs.slice().sort((a, b) => a - b)[xs.length >> 1];
 const ratio = (a, b) => {
   if (!a || !b) return '—';
-  const rs = a.map((x, i) => x / b[i]);
-  return `${median(rs).toFixed(2)} (${Math.min(...rs).toFixed(2)}–${Math.max(...rs).toFixed(2)})`;
+  const t = twosOf(a.map((x, i) => x / b[i]));
+  return `${t.median.toFixed(2)} (${t.min.toFixed(2)}–${t.max.toFixed(2)})`;
 };
 process.stdout.write(
-  `validate-only, MB per CPU-second (median of ${rounds} rounds), and ratios within rounds: median (range)${native.native ? `; native simdjson ${native.version}, ${native.kernel} kernel` : ''}\n\n`,
+  `validate-only, MB per CPU-second (median of ${rounds} rounds), and ratios within rounds, in twos of one round in each order: median (range) of the twos${native.native ? `; native simdjson ${native.version}, ${native.kernel} kernel` : ''}\n\n`,
 );
 process.stdout.write('| fixture | wasm-simd | wasm-scalar | js | native | wasm-simd/native | wasm-simd/js | wasm-simd/wasm-scalar |\n');
 process.stdout.write('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n');

@@ -32,10 +32,29 @@
 /** Rounds of each pair (even: a round in each order, in twos), and the CPU time of each slice, in ms. */
 export const PAIRED = { rounds: 16, sliceMs: 30, quickRounds: 4, quickSliceMs: 10 };
 
-const cpuMicros = () => {
+/** This process's CPU time, user and system, in microseconds: the clock of every interleaved measurement. */
+export const cpuMicros = () => {
   const u = process.cpuUsage();
   return u.user + u.system;
 };
+
+/**
+ * The twos of a run of per-round ratios taken in alternating order (see
+ * above): each two's ratio is the geometric mean of its two rounds', and
+ * the result their median, lowest and highest. A last round without a
+ * partner is left out.
+ *
+ * @param {number[]} ratios
+ * @returns {{ median: number, min: number, max: number }}
+ */
+export function twosOf(ratios) {
+  const twos = [];
+  for (let r = 0; r + 1 < ratios.length; r += 2) twos.push(Math.sqrt(ratios[r] * ratios[r + 1]));
+  twos.sort((x, y) => x - y);
+  const mid = twos.length >> 1;
+  const median = twos.length % 2 ? twos[mid] : Math.sqrt(twos[mid - 1] * twos[mid]);
+  return { median, min: twos[0], max: twos[twos.length - 1] };
+}
 
 /**
  * Calls per CPU second of `fn`, over at least `ms` of CPU time. The clock
@@ -95,12 +114,7 @@ export function pairedRatios(pairs, cases, { quick = false, progress = (_line) =
         ratios.push(speed(num.fn, ms) / b);
       }
     }
-    const twos = [];
-    for (let r = 0; r + 1 < rounds; r += 2) twos.push(Math.sqrt(ratios[r] * ratios[r + 1]));
-    twos.sort((x, y) => x - y);
-    const mid = twos.length >> 1;
-    const median = twos.length % 2 ? twos[mid] : Math.sqrt(twos[mid - 1] * twos[mid]);
-    out.set(`${numKey}|${denKey}`, { median, min: twos[0], max: twos[twos.length - 1], rounds, sliceMs: ms, each: ratios });
+    out.set(`${numKey}|${denKey}`, { ...twosOf(ratios), rounds, sliceMs: ms, each: ratios });
   }
   return out;
 }
