@@ -42,6 +42,7 @@ import { FrameError } from '../dist/frame/frame-error.js';
 import { buildWireFixtures, through } from './lib/wire.mjs';
 import { brokenForSchema, buildingCodec } from './lib/decode-targets.mjs';
 import { SEED } from './lib/fixtures.mjs';
+import { cpuMicros } from './lib/paired.mjs';
 
 const args = process.argv.slice(2);
 const baselineAt = args.indexOf('--baseline');
@@ -51,10 +52,8 @@ const rounds = Number(args[1] ?? 5);
 /** The other build's library, for its 'full' relay side by side; its loadBackend gives its own backends. */
 const baseline = baselineDir ? await import(pathToFileURL(`${baselineDir.replace(/\/$/, '')}/runtime/node.js`).href) : undefined;
 
-const cpu = () => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1e6;
-};
+/** CPU seconds of this process. */
+const cpu = () => cpuMicros() / 1e6;
 
 /** The stream through createRelay (this build's, or `lib`'s) in 64 KiB chunks; resolves with the output's length, its SHA-256 (when asked) and the faults. */
 async function relay(backend, validate, stream, hash, lib = { createRelay, listResources }) {
