@@ -18,8 +18,21 @@
 // Here the ReadableStream's own high-water mark is 0, so it holds at most
 // the one chunk a pending read is waiting for, and the rest wait in a list
 // read from a moving head: O(1) per chunk. The queue is bounded twice: in
-// bytes (the high-water mark) and in chunks (maxChunks), and the writer
+// memory (the high-water mark) and in chunks (maxChunks), and the writer
 // waits for room() while either is reached.
+//
+// # Memory, not bytes
+//
+// The relay forwards long pieces as views of its input chunks, and a view
+// keeps its whole buffer alive: a 4 KiB record cut out of a 1 MiB chunk
+// holds the MiB. So the high-water mark bounds the memory the queued chunks
+// keep alive, each buffer counted once however many of its views wait
+// (queuedBufferBytes), as well as the bytes they show (queuedBytes: one
+// buffer written again and again is kept alive once, and shows its bytes
+// each time). Counted by the bytes they show alone, a reader that had
+// stopped let the queue keep 256 times its mark: 255 chunks of 1 MiB, each
+// kept alive by its first 4 KiB. A mark of 0 lets one chunk wait at a
+// time: the writer goes on once the reader has taken everything.
 
 /** Counters a test or an operator reads: how full the queue is, and has been. */
 export interface QueueStats {
@@ -27,6 +40,8 @@ export interface QueueStats {
   queuedChunks: number;
   /** Bytes waiting to be read now. */
   queuedBytes: number;
+  /** Memory the waiting chunks keep alive: the byteLength of each buffer they are views of, once each. */
+  queuedBufferBytes: number;
   /** The most chunks that ever waited at once. */
   maxQueuedChunks: number;
   /** Chunks handed to the reader so far. */
@@ -37,7 +52,9 @@ export interface QueueStats {
 
 export class OutputQueue {
   readonly readable: ReadableStream<Uint8Array>;
-  readonly stats: QueueStats = { queuedChunks: 0, queuedBytes: 0, maxQueuedChunks: 0, chunksOut: 0, bytesOut: 0 };
+  readonly stats: QueueStats = { queuedChunks: 0, queuedBytes: 0, queuedBufferBytes: 0, maxQueuedChunks: 0, chunksOut: 0, bytesOut: 0 };
+  /** How many waiting chunks are views of each buffer: a buffer counts in queuedBufferBytes while it has one. */
+  private readonly buffers = new Map<ArrayBufferLike, number>();
   private controller!: ReadableStreamDefaultController<Uint8Array>;
   /** The chunks, read from `head`; compacted when the read part is large. */
   private chunks: Uint8Array[] = [];
@@ -72,7 +89,8 @@ export class OutputQueue {
           this.cancelled = { reason: reason ?? new Error('mcp-frames: the relay output was cancelled') };
           this.chunks = [];
           this.head = 0;
-          this.stats.queuedChunks = this.stats.queuedBytes = 0;
+          this.buffers.clear();
+          this.stats.queuedChunks = this.stats.queuedBytes = this.stats.queuedBufferBytes = 0;
           this.wake();
         },
       },
@@ -92,6 +110,7 @@ export class OutputQueue {
       const stats = this.stats;
       stats.queuedChunks--;
       stats.queuedBytes -= chunk.byteLength;
+      this.release(chunk.buffer);
       stats.chunksOut++;
       stats.bytesOut += chunk.byteLength;
       this.controller.enqueue(chunk);
@@ -107,9 +126,35 @@ export class OutputQueue {
     return false;
   }
 
-  /** Whether the queue is below both of its bounds (or finished): a writer may go on. */
+  /** Whether the queue is below both of its bounds, or empty, or finished: a writer may go on. */
   hasRoom(): boolean {
-    return this.finished || (this.stats.queuedBytes < this.highWaterMark && this.stats.queuedChunks < this.maxChunks);
+    const stats = this.stats;
+    return (
+      this.finished ||
+      stats.queuedChunks === 0 ||
+      (stats.queuedBytes < this.highWaterMark && stats.queuedBufferBytes < this.highWaterMark && stats.queuedChunks < this.maxChunks)
+    );
+  }
+
+  /** One more waiting view of `buffer`. */
+  private retain(buffer: ArrayBufferLike): void {
+    const views = this.buffers.get(buffer);
+    if (views === undefined) {
+      this.buffers.set(buffer, 1);
+      this.stats.queuedBufferBytes += buffer.byteLength;
+    } else this.buffers.set(buffer, views + 1);
+  }
+
+  /** One waiting view of `buffer` fewer: the buffer stops counting with its last. */
+  private release(buffer: ArrayBufferLike): void {
+    const views = this.buffers.get(buffer);
+    if (views === undefined) return;
+    if (views > 1) {
+      this.buffers.set(buffer, views - 1);
+      return;
+    }
+    this.buffers.delete(buffer);
+    this.stats.queuedBufferBytes -= buffer.byteLength;
   }
 
   private wake(): void {
@@ -133,6 +178,7 @@ export class OutputQueue {
     const stats = this.stats;
     stats.queuedChunks++;
     stats.queuedBytes += bytes.byteLength;
+    this.retain(bytes.buffer);
     if (stats.queuedChunks > stats.maxQueuedChunks) stats.maxQueuedChunks = stats.queuedChunks;
     this.servePull();
   }

@@ -51,7 +51,12 @@ export interface RelayOptions extends StreamLimits {
   backend?: Backend;
   /** Called once per fault, synchronously, in stream order. */
   onFault?: (fault: RelayFault) => void;
-  /** Bytes the output may queue before the input waits. Default 1 MiB. */
+  /**
+   * Memory the output's waiting chunks may keep alive before the input
+   * waits: each buffer counted once, whole, however little of it a waiting
+   * view shows (a forwarded record is a view of its input chunk). Default
+   * 1 MiB; 0 lets one chunk wait at a time.
+   */
   highWaterMark?: number;
 }
 
@@ -73,6 +78,8 @@ export interface RelayStats {
   queuedChunks: number;
   queuedBytes: number;
   maxQueuedChunks: number;
+  /** Memory the waiting chunks keep alive: each buffer they are views of, whole and once (what highWaterMark bounds). */
+  queuedBufferBytes: number;
   /** Bytes the relay copied: small pieces gathered into one chunk (everything else goes as views). */
   bytesCopied: number;
   /** Faults reported, in all and by reason. */
@@ -133,6 +140,7 @@ function newStats(): RelayStats {
     queuedChunks: 0,
     queuedBytes: 0,
     maxQueuedChunks: 0,
+    queuedBufferBytes: 0,
     bytesCopied: 0,
     faults: 0,
     faultsByReason: {},
@@ -174,10 +182,12 @@ function joined(a: Uint8Array, b: Uint8Array): Uint8Array {
  * each answer on its own) copied each chunk into a fresh output chunk:
  * TypedArray slice, an allocation of its own outside the heap, 26% of the
  * relay's work per 168-byte chunk (cpu profile of RelayState.push on
- * listing-small). The half-its-buffer rule bounds what a view can keep
- * alive while it waits in the output queue: at most twice its bytes, as
- * for a long piece of a chunk cut at COPY_BELOW (a 64 KiB chunk with one
- * short valid record is still copied, and lets its chunk go).
+ * listing-small). The half-its-buffer rule keeps a short view from holding
+ * more than twice its bytes alive (a 64 KiB chunk with one short valid
+ * record is still copied, and lets its chunk go). A long piece is a view
+ * whatever part of its chunk it is, and may keep far more alive than it
+ * shows: the output queue counts what waiting views keep alive, each
+ * buffer once, against its high-water mark (output-queue.ts).
  */
 class Gatherer {
   private buffer = new Uint8Array(GATHER_SIZE);
@@ -585,6 +595,7 @@ export function createRelay(options: RelayOptions = {}): Relay {
     queuedChunks: { get: () => queue.queuedChunks, enumerable: true },
     queuedBytes: { get: () => queue.queuedBytes, enumerable: true },
     maxQueuedChunks: { get: () => queue.maxQueuedChunks, enumerable: true },
+    queuedBufferBytes: { get: () => queue.queuedBufferBytes, enumerable: true },
   });
   return { writable, readable: output.readable, stats };
 }
