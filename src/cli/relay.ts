@@ -142,7 +142,8 @@ export async function relayCommand(args: readonly string[], io: Io): Promise<num
  * Relays `input` to `output` (src/relay/pipe.ts: no Web Streams between two
  * Node streams). 0 when the stream ended cleanly, 1 after a record error;
  * throws IoError for a read or write error, OutputClosed when the reader of
- * the output went away.
+ * the output went away, and what stopped the relay itself (a RangeError for
+ * memory a record needed) once the finishes it wrote are out.
  */
 async function relayStream(input: Input, output: Output, options: RelayOptions): Promise<number> {
   const end = await pipeRelay(input.stream, output.sink, options).done;
@@ -150,5 +151,6 @@ async function relayStream(input: Input, output: Output, options: RelayOptions):
   if (end.end === 'output-error') throw writeFailure(output.name, end.failure);
   if (end.end === 'input-error') throw new IoError('read', input.name, end.error);
   await output.finish();
+  if (end.end === 'relay-error') throw end.error;
   return end.end === 'record-error' ? 1 : 0;
 }

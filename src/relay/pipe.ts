@@ -14,10 +14,16 @@
 // # How it ends
 //
 // `done` settles once, with how the input ended: cleanly, on a record error,
-// with a read error, with the output failing, or aborted by the caller (the
-// TCP relay's timeouts). In every case but a failed output, each channel
+// with a read error (a close with no end counts as one), with the output
+// failing, aborted by the caller (the TCP relay's timeouts), or with the
+// relay itself unable to go on: the caller's onFault threw, or memory for a
+// record could not be had. In every case but a failed output, each channel
 // still open has been given its finish first. The output is left open: the
 // caller ends it, or resets it.
+//
+// Nothing thrown inside the relay escapes into the input's event handlers,
+// where it would take the process down (a socket's 'data' handler has no
+// caller to catch it) and leave the relay half way through a chunk.
 
 import type { Readable, Writable } from 'node:stream';
 import { defaultBackend } from '../backend/default.js';
@@ -36,7 +42,14 @@ export type PipeEnd =
   /** The output failed or went away; nothing more could be written. */
   | { end: 'output-error'; failure: SinkFailed }
   /** The caller aborted (a timeout, a signal); open channels were finished, each reported incomplete. */
-  | { end: 'aborted'; reason: unknown };
+  | { end: 'aborted'; reason: unknown }
+  /**
+   * The relay could not go on: `error` was thrown by the caller's onFault,
+   * or is the RangeError of memory a record needed and could not have.
+   * Open channels were finished, each reported incomplete (to an onFault
+   * that may throw again: that changes nothing now).
+   */
+  | { end: 'relay-error'; error: unknown };
 
 export interface PipedRelay {
   /** Settles once, with how it ended. */
@@ -72,6 +85,7 @@ export function pipeRelay(input: Readable, output: Writable, options: RelayOptio
     input.off('data', onData);
     input.off('end', onEnd);
     input.off('error', onError);
+    input.off('close', onClose);
     output.off('drain', onDrain);
     watch.stop();
     // Stop reading; a socket or file is the caller's to close, but nothing more is read from it.
@@ -79,27 +93,45 @@ export function pipeRelay(input: Readable, output: Writable, options: RelayOptio
     settle(end);
   };
 
-  /** Runs `step` (which may forward) in one corked batch; settles when the output has failed. */
-  const batch = (step: () => void): boolean => {
+  /**
+   * Runs `step` (which may forward) in one corked batch. Settles when the
+   * output has failed, and returns false; returns what `step` threw, if
+   * anything, for the caller to decide; else true.
+   */
+  const batch = (step: () => void): boolean | { thrown: unknown } => {
     output.cork();
+    let thrown: { thrown: unknown } | null = null;
     try {
       step();
+    } catch (error) {
+      thrown = { thrown: error };
     } finally {
       output.uncork();
     }
     const failure = watch.failure();
     if (failure) {
-      state.abort(false);
+      try {
+        state.abort(false);
+      } catch {
+        // nothing is reported with abort(false): a throw here is the relay's own, and the output is gone anyway
+      }
       finish({ end: 'output-error', failure });
       return false;
     }
-    return true;
+    return thrown ?? true;
+  };
+
+  /** The relay threw mid-step: the open channels get their finishes (each reported incomplete), and it ends there. */
+  const relayFailed = (error: unknown) => {
+    if (batch(() => state.abort()) !== false) finish({ end: 'relay-error', error });
   };
 
   const onData = (chunk: Uint8Array) => {
     onChunk?.();
     let fault: RecordFault | null = null;
-    if (!batch(() => (fault = state.push(chunk)))) return;
+    const ran = batch(() => (fault = state.push(chunk)));
+    if (ran === false) return;
+    if (ran !== true) return relayFailed(ran.thrown);
     if (fault) return finish({ end: 'record-error', fault });
     if (full) {
       full = false;
@@ -112,11 +144,20 @@ export function pipeRelay(input: Readable, output: Writable, options: RelayOptio
   };
   const onEnd = () => {
     let fault: RecordFault | null = null;
-    if (!batch(() => (fault = state.end()))) return;
+    const ran = batch(() => (fault = state.end()));
+    if (ran === false) return;
+    if (ran !== true) return relayFailed(ran.thrown);
     finish(fault ? { end: 'record-error', fault } : { end: 'ended' });
   };
+  // The input's own failure is what ended it, whatever an onFault reporting its channels throws.
   const onError = (error: unknown) => {
-    if (batch(() => state.abort())) finish({ end: 'input-error', error });
+    if (batch(() => state.abort()) !== false) finish({ end: 'input-error', error });
+  };
+  // Destroyed with no 'end' and no 'error' (stream.finished calls it a premature close): upstream failed.
+  const onClose = () => {
+    if (finished) return;
+    const error = Object.assign(new Error('mcp-frames: the input closed before it ended'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+    onError(error);
   };
   const onOutputGone = () => {
     // The output closed or errored while the input was idle: stop now, not at the next chunk.
@@ -130,6 +171,7 @@ export function pipeRelay(input: Readable, output: Writable, options: RelayOptio
   input.on('data', onData);
   input.on('end', onEnd);
   input.on('error', onError);
+  input.on('close', onClose);
   output.once('error', onOutputGone);
   output.once('close', onOutputGone);
   return {
@@ -137,7 +179,7 @@ export function pipeRelay(input: Readable, output: Writable, options: RelayOptio
     stats: state.stats,
     abort(reason) {
       if (finished) return;
-      if (batch(() => state.abort())) finish({ end: 'aborted', reason });
+      if (batch(() => state.abort()) !== false) finish({ end: 'aborted', reason });
     },
   };
 }

@@ -35,6 +35,23 @@ export function coreHolding(bytes: Uint8Array): CoreInstance | undefined {
 
 const PAGE = 65536;
 const GROWTH_STEP = 16 * PAGE; // 1 MiB
+/** The largest memory a 32-bit WebAssembly instance can have: 65536 pages, 4 GiB. */
+export const MAX_PAGES = 65536;
+
+/**
+ * Pages to grow a memory of `havePages` by so that it holds `needBytes`:
+ * what is missing, at least 1 MiB, at least a quarter more, but never past
+ * MAX_PAGES, so that a record that fits in 4 GiB gets the memory it needs
+ * however it arrived (grown a quarter at a time from 64 KiB pieces, a
+ * record of 3.4 GiB overshot the limit and was refused). -1 when no growth
+ * of 32-bit memory can hold it.
+ */
+export function growthPages(havePages: number, needBytes: number): number {
+  const needPages = Math.ceil(needBytes / PAGE);
+  if (needPages > MAX_PAGES) return -1;
+  if (needPages <= havePages) return 0;
+  return Math.min(Math.max(needPages - havePages, GROWTH_STEP / PAGE, Math.ceil(havePages / 4)), MAX_PAGES - havePages);
+}
 
 export class CoreInstance {
   readonly exports: CoreExports;
@@ -74,15 +91,15 @@ export class CoreInstance {
     this.stop = new Int32Array(buffer, this.stopAt, 8);
   }
 
-  /** Makes scratch hold at least `size` bytes: grows by what is missing, at least 1 MiB, at least a quarter more. */
+  /** Makes scratch hold at least `size` bytes (see growthPages); a RangeError when the memory cannot be had. */
   reserve(size: number): void {
     if (size > this.peak) this.peak = size;
     const need = this.scratch + size;
     const have = this.capacity;
     if (need <= have) return;
-    const grow = Math.max(need - have, GROWTH_STEP, have >>> 2);
-    const pages = Math.ceil(grow / PAGE);
+    const pages = growthPages(have / PAGE, need);
     try {
+      if (pages < 0) throw new RangeError('beyond 4 GiB');
       this.exports.memory.grow(pages);
     } catch {
       throw new RangeError(`mcp-frames: the WebAssembly core cannot grow to ${need} bytes of memory`);
