@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { listResources } from '../src/frame/endpoints.js';
 import { encodeFinish, encodeResponse } from '../src/records/record.js';
 import { type ConnectionFault, createTcpRelay, type TcpRelayOptions, upstreamError } from '../src/relay/tcp.js';
-import { type ClientResult, client } from './support/tcp-client.js';
+import { type ClientResult, client, connectClient } from './support/tcp-client.js';
 
 const frame = listResources.encode({ kind: 'result', result: { resources: [] } });
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
@@ -169,5 +169,96 @@ describe('the TCP relay when upstream fails', () => {
   it('refuses timeouts that are not milliseconds', () => {
     expect(() => createTcpRelay({ upstream: { host: 'h', port: 1 }, idleTimeout: -1 })).toThrow(RangeError);
     expect(() => createTcpRelay({ upstream: { host: 'h', port: 1 }, connectTimeout: Number.NaN })).toThrow(RangeError);
+  });
+});
+
+describe('the TCP relay when the client is slow, or its own callback fails', () => {
+  // 300 answers of 60 KB behind one channel left open: far more than the kernel buffers hold, so a client
+  // that stops reading makes the relay stop reading upstream.
+  const big = listResources.encode({ kind: 'result', result: { resources: [], _meta: { text: 'a'.repeat(60_000) } } });
+  const flood = Buffer.concat([
+    encodeResponse(99, frame),
+    ...Array.from({ length: 300 }, () => Buffer.concat([encodeResponse(1, big), encodeFinish(1)])),
+  ]);
+
+  it('a client that stops reading is not upstream going silent: no idle timeout while the relay waits on the client', async () => {
+    const port = await upstreamServer((s) => s.end(Buffer.concat([flood, encodeFinish(99)])));
+    const relay = await relayTo(port, { idleTimeout: 300 });
+    const c = connectClient(relay.port);
+    c.socket.pause();
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    c.socket.resume();
+    const got = await c.done;
+    expect(relay.faults).toEqual([]);
+    expect(got.ended).toBe('end');
+    expect(got.bytes.length).toBe(flood.length + 9);
+  });
+
+  it('a drain ends a connection whose client has stopped reading: the drain timeout, then a reset after a bounded wait', async () => {
+    const port = await upstreamServer((s) => {
+      s.on('error', () => {});
+      s.write(flood);
+    });
+    const faults: ConnectionFault[] = [];
+    const server = createTcpRelay({ upstream: { host: '127.0.0.1', port }, onFault: (f) => faults.push(f) });
+    const relayPort = await listen(server);
+    const c = connectClient(relayPort);
+    c.socket.pause();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Before, the reset waited for the last write to leave the process, which a client that does not read never lets happen.
+    expect(await server.drain(200)).toEqual({ connections: 1, cut: 1 });
+    // The drain timeout, then an incomplete for each channel open then: 99, and 1 if the relay stopped inside its exchange.
+    expect(faults[0]).toEqual({ reason: 'drain-timeout', afterMs: 200 });
+    expect(faults.slice(1).map((f) => f.reason)).toEqual(faults.length === 2 ? ['incomplete'] : ['incomplete', 'incomplete']);
+    expect(faults).toContainEqual({ reason: 'incomplete', channel: 99, offset: 0 });
+    // The reset dropped what the relay still had queued: the client reads what its own kernel had taken, and no
+    // more (Linux then reports the end of the stream, not the reset, to a reader that had data waiting).
+    c.socket.resume();
+    const got = await c.done;
+    expect(got.bytes.length).toBeLessThan(flood.length / 4);
+    expect(['end', 'ECONNRESET']).toContain(got.ended);
+  });
+
+  it('an onFault that throws fails that connection (its finishes, then a reset), and the relay serves the next one', async () => {
+    const broken = Uint8Array.of(0, 0x7b);
+    const port = await upstreamServer((s) =>
+      s.end(
+        Buffer.concat([
+          encodeResponse(1, frame),
+          encodeFinish(1),
+          encodeResponse(2, broken),
+          encodeFinish(2),
+          encodeResponse(3, frame),
+          encodeFinish(3),
+        ]),
+      ),
+    );
+    let calls = 0;
+    const closes: unknown[] = [];
+    let bothClosed!: () => void;
+    const closed = new Promise<void>((resolve) => {
+      bothClosed = resolve;
+    });
+    const server = createTcpRelay({
+      upstream: { host: '127.0.0.1', port },
+      onFault: () => {
+        if (++calls === 1) throw new Error('the logger broke');
+      },
+      onClose: (_id, error) => {
+        if (closes.push(error) === 2) bothClosed();
+      },
+    });
+    const relayPort = await listen(server);
+    // Before, the throw left the socket's 'data' handler and took the process down.
+    const first = await client(relayPort);
+    expect(first.ended).toBe('ECONNRESET');
+    expect(hex(first.bytes)).toBe(hex(Buffer.concat([encodeResponse(1, frame), encodeFinish(1), encodeFinish(2)])));
+    const second = await client(relayPort);
+    expect(second.ended).toBe('end');
+    expect(hex(second.bytes)).toBe(
+      hex(Buffer.concat([encodeResponse(1, frame), encodeFinish(1), encodeFinish(2), encodeResponse(3, frame), encodeFinish(3)])),
+    );
+    await closed;
+    expect(closes).toEqual([new Error('the logger broke'), null]);
   });
 });

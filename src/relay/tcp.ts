@@ -22,15 +22,21 @@
 // queue, and the client's drops what it has not read. So the relay waits
 // until its last write has left the process, then RESET_LINGER_MS more for
 // the finishes to reach the client, and only then resets. A client that has
-// stopped reading may still lose them, and then sees the reset alone, which
-// says the same thing: those exchanges failed.
+// stopped reading may never let the last write leave: after RESET_FLUSH_MS
+// the relay resets anyway, and the client sees the reset alone, which says
+// the same thing: those exchanges failed. (Waiting on it without a bound
+// kept such a connection, and a drain, open for as long as the client
+// would not read.)
 //
 // # Two timeouts
 //
 // connectTimeout bounds how long upstream may take to accept the
 // connection. idleTimeout bounds how long upstream may stay silent while a
 // channel is open, so a client waiting for an answer is never held forever;
-// with no channel open, nothing is waiting, and silence is not timed.
+// with no channel open, nothing is waiting, and silence is not timed. Nor
+// is it while the relay itself has stopped reading upstream because the
+// client has not taken what it was sent: upstream is not silent then, the
+// client is slow, and blaming upstream would reset a healthy connection.
 //
 // # Draining
 //
@@ -162,6 +168,8 @@ export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
 
 /** How long the finishes get to reach the client before a reset (see the head of this file). */
 const RESET_LINGER_MS = 200;
+/** The longest the relay waits for its last write to leave the process before a reset (see the head of this file). */
+const RESET_FLUSH_MS = 2000;
 
 export interface TcpRelayOptions extends Omit<RelayOptions, 'onFault'> {
   /** Where to connect for each accepted client. */
@@ -291,14 +299,18 @@ export function createTcpRelay(options: TcpRelayOptions): TcpRelay {
     upstream.setNoDelay?.(true);
 
     // The idle timer restarts with every upstream chunk; when it fires with a
-    // channel open, upstream has failed. It is only ever armed by a chunk.
+    // channel open, upstream has failed, unless the relay is not reading it
+    // (the client is slow: pipeRelay pauses upstream until the client
+    // drains), and then it starts again. It is only ever armed by a chunk.
     let idleTimer: NodeJS.Timeout | null = null;
     const touch = () => {
       if (idleTimeout === 0) return;
       if (idleTimer) idleTimer.refresh();
       else {
         idleTimer = setTimeout(() => {
-          if (piped.stats.openChannels > 0) fail({ reason: 'upstream-timeout', phase: 'idle', afterMs: idleTimeout });
+          if (piped.stats.openChannels === 0) return;
+          if (upstream.isPaused()) idleTimer?.refresh();
+          else fail({ reason: 'upstream-timeout', phase: 'idle', afterMs: idleTimeout });
         }, idleTimeout);
       }
     };
@@ -429,11 +441,22 @@ export function createTcpRelay(options: TcpRelayOptions): TcpRelay {
   return Object.assign(server, { stats, drain });
 }
 
-/** Resets `socket` once its queued writes have left the process and had RESET_LINGER_MS to arrive. */
+/**
+ * Resets `socket` once its queued writes have left the process and had
+ * RESET_LINGER_MS to arrive, or after RESET_FLUSH_MS if they have not left
+ * by then (a client that does not read).
+ */
 async function resetAfterFlush(socket: net.Socket): Promise<void> {
   if (!socket.destroyed && socket.writable) {
-    await new Promise<void>((resolve) => socket.write(EMPTY, () => resolve()));
-    await new Promise((resolve) => setTimeout(resolve, RESET_LINGER_MS));
+    let timer: NodeJS.Timeout | undefined;
+    const flushed = await Promise.race([
+      new Promise<boolean>((resolve) => socket.write(EMPTY, () => resolve(true))),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), RESET_FLUSH_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (flushed) await new Promise((resolve) => setTimeout(resolve, RESET_LINGER_MS));
   }
   if (!socket.destroyed) socket.resetAndDestroy();
 }
