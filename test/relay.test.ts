@@ -185,10 +185,15 @@ describe.each(BACKENDS.map((b) => [b.name, b] as const))('relay on %s', (_name, 
     for (let ch = 0; ch < 10_000; ch++) flood.push(encodeResponse(ch, frame));
     const input = Buffer.concat(flood);
     const got = await relay(input, [100_000, 200_000], { level: 'json', codec: readResource, backend });
-    expect(got.faults).toEqual([{ reason: 'too-many-channels', offset: 4096 * (9 + frame.length) }]);
+    // The record error, then each of the 4096 channels the relay finished, in opening order.
+    expect(got.faults[0]).toEqual({ reason: 'too-many-channels', offset: 4096 * (9 + frame.length) });
+    expect(got.faults.slice(1)).toEqual(
+      Array.from({ length: 4096 }, (_, ch) => ({ reason: 'incomplete', channel: ch, offset: ch * (9 + frame.length) })),
+    );
     expect(got.errored).toBe(true);
     const want = model(input, 'json', readResource, 16 << 20, 4096);
     expect(hex(got.bytes)).toBe(hex(want.bytes));
+    expect(got.faults).toEqual(want.faults);
 
     // A declared length of 2^32 - 1 is refused from the header, before a byte is held.
     const before = process.memoryUsage().arrayBuffers;
@@ -201,6 +206,9 @@ describe.each(BACKENDS.map((b) => [b.name, b] as const))('relay on %s', (_name, 
     const cut = Buffer.concat([encodeResponse(1, frame), encodeResponse(2, frame).subarray(0, 12)]);
     const tail = await relay(cut, [5], { level: 'json', codec: readResource, backend });
     expect(hex(tail.bytes)).toBe(hex(Buffer.concat([encodeResponse(1, frame), encodeFinish(1)])));
-    expect(tail.faults).toEqual([{ reason: 'truncated', offset: 9 + frame.length }]);
+    expect(tail.faults).toEqual([
+      { reason: 'truncated', offset: 9 + frame.length },
+      { reason: 'incomplete', channel: 1, offset: 0 },
+    ]);
   });
 });

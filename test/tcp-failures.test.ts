@@ -90,7 +90,10 @@ describe('the TCP relay when upstream fails', () => {
     const got = await client(relay.port);
     expect(got.ended).toBe('ECONNRESET');
     expect(hex(got.bytes)).toBe(hex(Buffer.concat([encodeResponse(1, frame), encodeFinish(1)])));
-    expect(relay.faults).toEqual([{ reason: 'truncated', offset: 9 + frame.length }]);
+    expect(relay.faults).toEqual([
+      { reason: 'truncated', offset: 9 + frame.length },
+      { reason: 'incomplete', channel: 1, offset: 0 },
+    ]);
   });
 
   it('a record error is an upstream failure: the finishes, the fault, then a reset', async () => {
@@ -99,7 +102,10 @@ describe('the TCP relay when upstream fails', () => {
     const got = await client(relay.port);
     expect(got.ended).toBe('ECONNRESET');
     expect(hex(got.bytes)).toBe(hex(Buffer.concat([encodeResponse(1, frame), encodeFinish(1)])));
-    expect(relay.faults).toEqual([{ reason: 'bad-kind', offset: 9 + frame.length }]);
+    expect(relay.faults).toEqual([
+      { reason: 'bad-kind', offset: 9 + frame.length },
+      { reason: 'incomplete', channel: 1, offset: 0 },
+    ]);
   });
 
   it('an upstream silent while a channel is open times out: the finish, the fault, then a reset', async () => {

@@ -423,15 +423,20 @@ export class RelayState implements RecordSink {
     if (!this.done) this.finishOpenChannels(report);
   }
 
-  /** A record error: every open channel is finished downstream, and only the record error is reported. */
+  /**
+   * A record error: every open channel is finished downstream; the record
+   * error is reported, then each channel the relay finished, incomplete
+   * (WIRE.md section 7: each is reported once).
+   */
   private stop(fault: RecordFault): void {
     this.stopped = fault;
-    this.finishOpenChannels(false);
+    const open = this.finishOpenChannels(false);
     this.report({ reason: fault.reason, offset: fault.offset });
+    for (const [channel, offset] of open) this.report({ reason: 'incomplete', channel, offset });
   }
 
-  /** Sends a finish for every open channel, in opening order; the stream takes nothing more. */
-  private finishOpenChannels(reportEach: boolean): void {
+  /** Sends a finish for every open channel, in opening order; the stream takes nothing more. Returns the channels finished, with the offsets of the responses that opened them. */
+  private finishOpenChannels(reportEach: boolean): [number, number][] {
     this.done = true;
     this.flushRun(); // records already passed in this chunk go first (a callback may have thrown mid-chunk)
     this.pending.clear();
@@ -443,6 +448,7 @@ export class RelayState implements RecordSink {
     this.stats.finishesOut += open.length;
     this.out.flush();
     if (reportEach) for (const [channel, offset] of open) this.report({ reason: 'incomplete', channel, offset });
+    return open;
   }
 
   // The sink: called by the reader in stream order.

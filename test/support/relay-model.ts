@@ -32,9 +32,11 @@ export function model(
   const lengths = new Map<number, number>();
   const held = () => [...lengths.values()].reduce((a, b) => a + b, 0);
   let pos = 0;
+  // WIRE.md section 7: the record error is reported, and each channel the relay finishes, once.
   const stop = (reason: RelayFault['reason']): Expected => {
     for (const channel of open.keys()) out.push(...encodeFinish(channel));
     faults.push({ reason, offset: pos } as RelayFault);
+    for (const [channel, offset] of open) faults.push({ reason: 'incomplete', channel, offset });
     return { bytes: Uint8Array.from(out), faults, errored: true };
   };
   while (pos < input.length) {
