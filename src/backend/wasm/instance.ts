@@ -97,12 +97,13 @@ export class CoreInstance {
     const need = this.scratch + size;
     const have = this.capacity;
     if (need <= have) return;
+    const cannotGrow = () => new RangeError(`mcp-frames: the WebAssembly core cannot grow to ${need} bytes of memory`);
     const pages = growthPages(have / PAGE, need);
+    if (pages < 0) throw cannotGrow();
     try {
-      if (pages < 0) throw new RangeError('beyond 4 GiB');
       this.exports.memory.grow(pages);
     } catch {
-      throw new RangeError(`mcp-frames: the WebAssembly core cannot grow to ${need} bytes of memory`);
+      throw cannotGrow();
     }
     this.refreshViews();
   }
