@@ -13,6 +13,8 @@ import {
   type StreamLimits,
 } from '../src/records/limits.js';
 import { StreamDecoder, decodeStream } from '../src/exchange/decoder.js';
+import { RecordReader } from '../src/records/reader.js';
+import type { Backend } from '../src/backend/backend.js';
 import { listResources, readResource } from '../src/frame/endpoints.js';
 import type { StreamEvent } from '../src/exchange/outcome.js';
 
@@ -168,6 +170,33 @@ describe.each(BACKEND_ROWS)('records on %s', (_name, backend) => {
       expect(d.push(f.subarray(8))).toEqual([result(1)]);
       expect(d.end()).toEqual([ok]);
     });
+  });
+
+  test("a record longer than the kernel's window is held and scanned whole, not scanned again from where it starts", () => {
+    // The core scans a chunk in windows of at most 2^31 bytes: under a frame limit raised past that, a
+    // record that started a window was cut by it, and the next window started where it had, for ever.
+    // A kernel with a 64-byte window shows the same with records of a few hundred bytes.
+    const narrow: Backend = {
+      ...backend,
+      createReader: (limits, sink) => {
+        const kernel = backend.createKernel();
+        return new RecordReader(
+          { ...kernel, window: () => 64, scan: kernel.scan.bind(kernel), holdInPlace: kernel.holdInPlace?.bind(kernel) },
+          limits,
+          sink,
+        );
+      },
+    };
+    const long = listResources.encode({ kind: 'result', result: { resources: [{ uri: 'u'.repeat(300), name: 'n' }] } });
+    const stream = concat(resp(1, long), fin(1), resp(2), resp(3, long), fin(3), fin(2));
+    const narrowDecode = (bytes: Uint8Array, limits: StreamLimits = {}) =>
+      plainEvents(decodeChunks([bytes], { endpoint: listResources, backend: narrow, ...limits }));
+    expect(narrowDecode(stream)).toEqual(decode(stream));
+    for (let size = 50; size < 400; size += 70) {
+      expect(plainEvents(decodeChunks(chunksOf(stream, size), { endpoint: listResources, backend: narrow }))).toEqual(decode(stream));
+    }
+    // The held limit still judges such a record from its header.
+    expect(narrowDecode(stream, { maxHeldBytes: 100 })).toEqual([recordError('held-limit', 0)]);
   });
 
   test('decodeStream gives the events a StreamDecoder gives, for one buffer or for chunks', () => {

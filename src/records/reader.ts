@@ -194,16 +194,24 @@ export class RecordReader {
           case Status.Ok:
             this.base = chunkBase + to;
             return to;
-          case Status.Incomplete:
+          case Status.Incomplete: {
             this.base = chunkBase + at;
-            // A window cut it, not the chunk: the next window starts there.
-            if (to < chunk.length) return at;
+            // A window cut it, not the chunk: the next window starts there, unless the
+            // record starts this window, and so is longer than any window (a frame past
+            // 2^31 - 9 bytes under a limit raised that far): the next window would start
+            // where this one did, for ever. It is held as a record cut by the chunk is,
+            // up to its end or the chunk's, and scanned whole once it is whole.
+            // (A header is 9 bytes and a window at least 1 MiB: a header the window cuts never starts it.)
+            if (to < chunk.length && (at > from || stop[2] === 0)) return at;
             if (stop[2] !== 0 && !this.admit(stop[3] >>> 0, stop[4] >>> 0, this.base)) return to;
             this.need = stop[2] !== 0 ? HEADER_SIZE + (stop[4] >>> 0) : 0;
+            const end = to < chunk.length ? Math.min(chunk.length, at + this.need) : to;
             // The scan's memory goes back first: the kernel may hold the record in it.
             scan.done();
-            this.hold(chunk, at, to);
-            return to;
+            this.hold(chunk, at, end);
+            if (to < chunk.length && this.heldLength() === this.need) this.completeHeld();
+            return end;
+          }
           default:
             this.fail(stop[0], chunkBase + at);
             return to;
