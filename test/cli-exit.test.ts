@@ -150,3 +150,23 @@ describe('relay --listen: upstream failures are lines on stderr', () => {
     }
   });
 });
+
+describe.runIf(linux)('a stderr that fails changes nothing but the lines it loses', () => {
+  // 20,000 responses whose frames fail: one fault line each on stderr, whose reader exits at once (EPIPE).
+  const faulty = path.join(dir, 'faulty.bin');
+  fs.writeFileSync(faulty, Buffer.concat(Array.from({ length: 20_000 }, (_, ch) => Buffer.concat([encodeResponse(ch, Uint8Array.of(0, 0x7b)), encodeFinish(ch)]))));
+
+  it('relay: every record as when stderr is read, and the exit status of the stream', () => {
+    const read = sh(`node "$BIN" relay ${faulty} ${dir}/out-read.bin 2>/dev/null`);
+    const gone = sh(`node "$BIN" relay ${faulty} ${dir}/out-gone.bin 2> >(exit 0)`);
+    expect(read.status).toBe(0);
+    // Before, the first line after the reader left was an uncaught EPIPE: status 1, the output cut short.
+    expect(gone.status).toBe(0);
+    expect(fs.readFileSync(`${dir}/out-gone.bin`)).toEqual(fs.readFileSync(`${dir}/out-read.bin`));
+  });
+
+  it('a usage error still exits 2, a write error 74', () => {
+    expect(sh(`node "$BIN" inspect --endpoint nope ${faulty} 2>/dev/full`).status).toBe(2);
+    expect(sh(`node "$BIN" relay ${streamFile} /dev/full 2>/dev/full`).status).toBe(74);
+  });
+});

@@ -66,6 +66,11 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
   }
 }
 
+// A stderr that fails (its reader gone: EPIPE; a full disk: ENOSPC) takes no more lines, and
+// changes nothing else: the work and its exit status go on as if it were read. Unwatched, its
+// 'error' was an uncaught exception at the next line written, which killed a TCP relay mid-stream
+// (its clients saw a clean end where upstream had failed) and turned any command's status into 1.
+process.stderr.on('error', () => {});
 const stderrEvents = new BoundedLines(process.stderr);
 process.on('exit', () => stderrEvents.flush(true));
 const io: Io = {
