@@ -50,3 +50,17 @@ describe('OpenChannels', () => {
     expect(table.admit(3, 91)).toBe(Status.HeldLimit);
   });
 });
+
+describe('OpenChannels against chosen ids', () => {
+  it("ids a peer chooses to share a slot under Knuth's multiplier spread out: each table draws its own", () => {
+    // The inverse of 0x9e3779b1 modulo 2^32, by Newton's iteration: k times it hashed to slot 0 for every k.
+    let inverse = 0x9e3779b1;
+    for (let i = 0; i < 5; i++) inverse = Math.imul(inverse, 2 - Math.imul(0x9e3779b1, inverse));
+    expect(Math.imul(0x9e3779b1, inverse)).toBe(1);
+    const table = new OpenChannels<number>(10_000, Number.MAX_SAFE_INTEGER);
+    for (let k = 1; k <= 4000; k++) table.open(Math.imul(k, inverse) >>> 0, 0, k);
+    // With the fixed multiplier the longest probe was 4000: every lookup walked every open channel.
+    expect(table.longestProbe()).toBeLessThan(64);
+    for (let k = 1; k <= 4000; k++) expect(table.get(Math.imul(k, inverse) >>> 0)).toBe(k);
+  });
+});
