@@ -154,7 +154,10 @@ describe('relay --listen: upstream failures are lines on stderr', () => {
 describe.runIf(linux)('a stderr that fails changes nothing but the lines it loses', () => {
   // 20,000 responses whose frames fail: one fault line each on stderr, whose reader exits at once (EPIPE).
   const faulty = path.join(dir, 'faulty.bin');
-  fs.writeFileSync(faulty, Buffer.concat(Array.from({ length: 20_000 }, (_, ch) => Buffer.concat([encodeResponse(ch, Uint8Array.of(0, 0x7b)), encodeFinish(ch)]))));
+  fs.writeFileSync(
+    faulty,
+    Buffer.concat(Array.from({ length: 20_000 }, (_, ch) => Buffer.concat([encodeResponse(ch, Uint8Array.of(0, 0x7b)), encodeFinish(ch)]))),
+  );
 
   it('relay: every record as when stderr is read, and the exit status of the stream', () => {
     const read = sh(`node "$BIN" relay ${faulty} ${dir}/out-read.bin 2>/dev/null`);

@@ -5,12 +5,22 @@
 // their finishes arrive, and at the end (or at a record error) the
 // incomplete channels in opening order, then exactly one StreamEnd. After a
 // record error the decoder takes nothing more.
+//
+// A chunk is a Uint8Array (a Buffer is one); any other view of bytes, or an
+// ArrayBuffer, is read as its bytes, and anything else is a TypeError: a
+// string or an ArrayBuffer read as no bytes at all ended a stream of records
+// 'ok'. A callback of the caller's (onRecord, an endpoint function) that
+// throws stops the decoder where it threw: push() throws it, and every call
+// after throws it again, since the records after it were never read and the
+// outcomes it would give (a channel not carried whose response came, a
+// stream 'ok') would be false.
 
 import type { Backend } from '../backend/backend.js';
 import { defaultBackend } from '../backend/default.js';
 import { resolveLimits, type StreamLimits } from '../records/limits.js';
 import type { RecordReader } from '../records/reader.js';
 import type { RecordFault } from '../records/record-error.js';
+import { asBytes } from '../records/record.js';
 import { type CodecChoice, isCodec } from '../frame/build.js';
 import { ChannelSequence, type RecordInfo } from './sequence.js';
 import type { StreamEvent } from './outcome.js';
@@ -29,6 +39,8 @@ export class StreamDecoder<R = unknown> {
   private readonly sequence: ChannelSequence<R>;
   private events: StreamEvent<R>[] = [];
   private done = false;
+  /** What a callback threw, once one has: the decoder stops there. */
+  private broken: { error: unknown } | null = null;
   readonly backend: Backend;
 
   constructor(options: StreamDecoderOptions<R>) {
@@ -49,22 +61,37 @@ export class StreamDecoder<R = unknown> {
 
   /** Reads a chunk; returns the events it made known. */
   push(chunk: Uint8Array): StreamEvent<R>[] {
+    if (this.broken) throw this.broken.error;
     if (this.done) return [];
-    const fault = this.reader.push(chunk);
+    const bytes = asBytes(chunk);
+    const fault = this.guard(() => this.reader.push(bytes));
     if (fault) this.stop(fault);
     return this.take();
   }
 
   /** The stream ended; returns the last events, ending with the StreamEnd. */
   end(): StreamEvent<R>[] {
+    if (this.broken) throw this.broken.error;
     if (this.done) return [];
-    this.stop(this.reader.end());
+    this.stop(this.guard(() => this.reader.end()));
     return this.take();
+  }
+
+  /** Runs `step`; what a callback throws in it breaks the decoder, and goes on to the caller. */
+  private guard<T>(step: () => T): T {
+    try {
+      return step();
+    } catch (error) {
+      this.broken = { error };
+      this.done = true;
+      this.events = [];
+      throw error;
+    }
   }
 
   private stop(fault: RecordFault | null): void {
     this.done = true;
-    this.sequence.close();
+    this.guard(() => this.sequence.close());
     this.events.push(fault ? { end: 'record-error', reason: fault.reason, offset: fault.offset } : { end: 'ok' });
   }
 

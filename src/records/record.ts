@@ -58,3 +58,11 @@ export function encodeFinish(channel: number): Uint8Array {
   writeHeader(out, KIND_FINISH, channel, 0);
   return out;
 }
+
+/** A chunk's bytes: a Uint8Array as it is, any other view of bytes or an ArrayBuffer as a Uint8Array over them; a TypeError for anything else. */
+export function asBytes(chunk: unknown): Uint8Array {
+  if (chunk instanceof Uint8Array) return chunk;
+  if (ArrayBuffer.isView(chunk)) return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  if (chunk instanceof ArrayBuffer || (typeof SharedArrayBuffer === 'function' && chunk instanceof SharedArrayBuffer)) return new Uint8Array(chunk);
+  throw new TypeError(`mcp-frames: a chunk of a record stream is bytes (a Uint8Array), not ${chunk === null ? 'null' : typeof chunk}`);
+}

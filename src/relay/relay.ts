@@ -33,7 +33,7 @@ import { resolveLimits, type StreamLimits } from '../records/limits.js';
 import { OpenChannels } from '../exchange/open-channels.js';
 import { NOT_VERIFIED, type RecordReader, type RecordSink } from '../records/reader.js';
 import { RecordError, type RecordFault } from '../records/record-error.js';
-import { encodeFinish, HEADER_SIZE } from '../records/record.js';
+import { asBytes, encodeFinish, HEADER_SIZE } from '../records/record.js';
 import type { RelayFault } from './fault.js';
 import { OutputQueue } from './output-queue.js';
 
@@ -386,7 +386,8 @@ export class RelayState implements RecordSink {
     return fault;
   }
 
-  private take(chunk: Uint8Array): RecordFault | null {
+  private take(input: Uint8Array): RecordFault | null {
+    const chunk = asBytes(input);
     this.stats.chunksIn++;
     this.stats.bytesIn += chunk.length;
     this.chunk = chunk;

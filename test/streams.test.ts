@@ -1,0 +1,91 @@
+// The decoder as a stream and as an object, when the stream or its caller misbehaves: a peer that goes on
+// after a record error, a callback that throws, chunks that are not bytes (found by a hostile-input review).
+
+import { describe, expect, it } from 'vitest';
+import { BACKEND_ROWS } from './backends.js';
+import { listResources } from '../src/frame/endpoints.js';
+import { StreamDecoder, decodeStream } from '../src/exchange/decoder.js';
+import { createDecoderStream } from '../src/streams/decoder-stream.js';
+import { readOutcomes } from '../src/streams/iterate.js';
+import { encodeFinish, encodeResponse } from '../src/records/record.js';
+
+const frame = listResources.encode({ kind: 'result', result: { resources: [] } });
+const cat = (...parts: Uint8Array[]) => Uint8Array.from(parts.flatMap((p) => [...p]));
+/** Each event as a short word: `1:result`, `ok`, `record-error`. */
+const words = (events: unknown[]) =>
+  events.map((e) => (e as { end?: string }).end ?? `${(e as { channel: number }).channel}:${(e as { outcome: string }).outcome}`);
+
+describe.each(BACKEND_ROWS)('the decoder on %s', (_name, backend) => {
+  it('as a stream, ends after a record error and cancels its source: a peer that goes on is not read for ever', async () => {
+    let pulls = 0;
+    let cancelled = false;
+    const source = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          pulls++;
+          // A bad kind at once, then 64 KiB chunks of zeros for as long as anyone reads.
+          controller.enqueue(pulls === 1 ? cat(encodeResponse(1, frame), Uint8Array.of(7)) : new Uint8Array(65536));
+        },
+        cancel() {
+          cancelled = true;
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    const seen: unknown[] = [];
+    // Before, this loop never ended: 967 MiB were read and thrown away in 2 s.
+    for await (const event of source.pipeThrough(createDecoderStream({ endpoint: listResources, backend }))) seen.push(event);
+    expect(words(seen)).toEqual(['1:incomplete', 'record-error']);
+    expect(cancelled).toBe(true);
+    expect(pulls).toBeLessThan(5);
+  });
+
+  it('a callback that throws stops it there: push throws it, and so does every call after, with no outcome made up', () => {
+    const broke = new Error('metrics sink down');
+    let thrown = false;
+    const decoder = new StreamDecoder({
+      endpoint: listResources,
+      backend,
+      onRecord: (r) => {
+        if (r.kind === 'finish' && r.channel === 2 && !thrown) {
+          thrown = true;
+          throw broke;
+        }
+      },
+    });
+    expect(() =>
+      decoder.push(cat(encodeResponse(1, frame), encodeFinish(1), encodeResponse(2, frame), encodeFinish(2), encodeResponse(3, frame))),
+    ).toThrow(broke);
+    // Before, the decoder went on: 3 not carried though its response had come, 2 incomplete though its finish
+    // had, and the stream 'ok'.
+    expect(() => decoder.push(encodeFinish(3))).toThrow(broke);
+    expect(() => decoder.end()).toThrow(broke);
+  });
+
+  it('an endpoint function that throws stops it too', () => {
+    const decoder = new StreamDecoder({
+      backend,
+      endpoint: (channel) => {
+        if (channel === 2) throw new RangeError('no codec for channel 2');
+        return listResources;
+      },
+    });
+    expect(() => decoder.push(cat(encodeResponse(1, frame), encodeFinish(1), encodeResponse(2, frame), encodeFinish(2)))).toThrow(RangeError);
+    expect(() => decoder.end()).toThrow(RangeError);
+  });
+
+  it('reads any view of bytes or an ArrayBuffer as its bytes, and refuses what is not bytes', async () => {
+    const bytes = cat(encodeResponse(1, frame), encodeFinish(1), encodeResponse(2, frame), Uint8Array.of(7));
+    const want = ['1:result', '2:incomplete', 'record-error'];
+    expect(words(decodeStream(bytes, { endpoint: listResources, backend }))).toEqual(want);
+    // Before, an ArrayBuffer was read as no bytes at all, and the stream ended 'ok'.
+    for (const chunk of [bytes.buffer, new DataView(bytes.buffer), Buffer.from(bytes)]) {
+      expect(words(new StreamDecoder({ endpoint: listResources, backend }).push(chunk as Uint8Array))).toEqual(want);
+    }
+    const seen: unknown[] = [];
+    for await (const e of readOutcomes([bytes.buffer as unknown as Uint8Array], { endpoint: listResources, backend })) seen.push(e);
+    expect(words(seen)).toEqual(want);
+    // A string (a socket with setEncoding) had been read as a bad kind at offset 0.
+    expect(() => new StreamDecoder({ endpoint: listResources, backend }).push('\u0001' as unknown as Uint8Array)).toThrow(TypeError);
+  });
+});
