@@ -232,6 +232,71 @@ describe('relay --listen: stopping', () => {
   }, 30_000);
 });
 
+describe.runIf(linux)('relay --listen: drains that went wrong (found by a hostile-input review)', () => {
+  /** A connection to the relay that has read the response of channel 1, and holds the channel open. */
+  async function holding(port: number) {
+    const socket = net.connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (c) => chunks.push(c));
+    socket.on('error', () => {});
+    const closed = new Promise((resolve) => socket.on('close', resolve));
+    await until(() => Buffer.concat(chunks).length === 9 + frame.length);
+    return { socket, closed, bytes: () => Buffer.concat(chunks) };
+  }
+
+  it("a drain timeout past a timer's range still drains: the workers are not killed at its start", async () => {
+    const upstream = await upstreamServer((s) => s.write(encodeResponse(1, frame)));
+    const relay = await startRelay(upstream, ['--workers', '2', '--drain-timeout', '2147480', '--log-level', 'info']);
+    const c = await holding(relay.port);
+    relay.child.kill('SIGTERM');
+    await relay.line((l) => l.event === 'drain' && l.worker !== undefined);
+    // Before, the primary's rescue timer (the drain timeout plus 10 s) overflowed to 1 ms and killed the workers.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(relay.child.exitCode).toBe(null);
+    expect(relay.lines().some((l) => l.event === 'worker-exit')).toBe(false);
+    relay.child.kill('SIGTERM');
+    expect(await relay.exited).toEqual({ code: 143, signal: null });
+    await c.closed;
+  }, 30_000);
+
+  it('a worker killed during a drain is reported, not passed over', async () => {
+    const upstream = await upstreamServer((s) => s.write(encodeResponse(1, frame)));
+    const relay = await startRelay(upstream, ['--workers', '2', '--drain-timeout', '600', '--log-level', 'info']);
+    const children = fs.readFileSync(`/proc/${relay.child.pid}/task/${relay.child.pid}/children`, 'utf8').trim().split(/\s+/).map(Number);
+    const c = await holding(relay.port);
+    relay.child.kill('SIGTERM');
+    await relay.line((l) => l.event === 'drain' && l.worker !== undefined);
+    for (const pid of children) process.kill(pid, 'SIGKILL');
+    expect(await relay.line((l) => l.event === 'worker-exit')).toMatchObject({ level: 'error', signal: 'SIGKILL', draining: true });
+    expect(await relay.exited).toEqual({ code: 0, signal: null });
+    // The worker that held the connection died: the kernel closed it, and the finish never came.
+    await c.closed;
+    expect(hex(c.bytes())).toBe(hex(encodeResponse(1, frame)));
+  }, 30_000);
+
+  it('a single process whose stderr nobody reads still exits after its drain', async () => {
+    // 20,000 frames that fail, one fault line each, and stderr read only for its first line.
+    const flood = cat(...Array.from({ length: 20_000 }, (_, ch) => cat(encodeResponse(ch, Uint8Array.of(0, 0x7b)), encodeFinish(ch))));
+    const upstream = await upstreamServer((s) => s.end(flood));
+    const child = spawn(process.execPath, [bin, 'relay', '--listen', '127.0.0.1:0', '--upstream', `127.0.0.1:${upstream}`, '--drain-timeout', '1'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    cleanup.push(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const first = await new Promise<string>((resolve) => child.stderr!.once('data', (d: Buffer) => resolve(d.toString())));
+    child.stderr!.pause();
+    const port = Number(JSON.parse(first.split('\n')[0]).listening.split(':').at(-1));
+    for (let k = 0; k < 3; k++) await client(port);
+    child.kill('SIGTERM');
+    // Before, it was still alive 40 s after its drain, waiting for stderr to be read.
+    const started = Date.now();
+    expect(await exited).toBe(0);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  }, 30_000);
+});
+
 describe.runIf(linux)('relay --workers: a worker that dies', () => {
   it('is replaced after a backoff, logged, and the port keeps serving', async () => {
     const upstream = await upstreamServer((s) => s.end(cat(encodeResponse(1, frame), encodeFinish(1))));

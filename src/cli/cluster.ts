@@ -45,6 +45,8 @@ const BACKOFF_MAX_MS = 10_000;
 const STABLE_MS = 10_000;
 /** How long past the drain timeout the primary waits before killing a worker that has not exited. */
 const RESCUE_MS = 10_000;
+/** The longest delay a Node timer keeps: a longer one fires after 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 /** How long a scrape waits for the workers' answers. */
 const SCRAPE_TIMEOUT_MS = 2_000;
 
@@ -73,6 +75,8 @@ export async function runPrimary(config: ServeConfig, io: Io): Promise<number> {
   const bySlot = new Map<Worker, Slot>();
   let restarts = 0;
   let stopping = false;
+  /** A signal began the drain (a listen that failed stops the workers too, without one). */
+  let signalled = false;
   let scrapeId = 0;
   const scrapes = new Map<number, (metrics: unknown[]) => void>();
 
@@ -107,6 +111,9 @@ export async function runPrimary(config: ServeConfig, io: Io): Promise<number> {
       if (message?.type === 'mcp-frames:listening') {
         s.listening = true;
         if (replaces) log.line('info', 'worker-start', { worker: worker.id, pid: worker.process.pid });
+        // A worker forked just before a drain began may have missed its message (it listens for
+        // messages only once it has loaded): it is told again now that it listens.
+        if (signalled) worker.send({ type: 'mcp-frames:drain' } satisfies ToWorker);
         if (slots.length === config.workers && slots.every((x) => x.listening)) announce(message.port);
       } else if (message?.type === 'mcp-frames:listen-failed') {
         // The port cannot be had: no worker could listen, so the relay cannot run.
@@ -125,6 +132,10 @@ export async function runPrimary(config: ServeConfig, io: Io): Promise<number> {
     if (!slot) return;
     bySlot.delete(worker);
     if (stopping) {
+      // A worker that did not exit of its own accord during a drain (a signal, the rescue's SIGKILL,
+      // a crash) cut its connections without their finishes: said, not passed over.
+      if (signalled && (code !== 0 || signal !== null))
+        log.line('error', 'worker-exit', { worker: worker.id, pid: worker.process.pid, code, signal, draining: true });
       if (bySlot.size === 0) settle(0);
       return;
     }
@@ -188,7 +199,6 @@ export async function runPrimary(config: ServeConfig, io: Io): Promise<number> {
     workers: config.workers,
   });
 
-  let signalled = false;
   const stop = (signal: NodeJS.Signals) => {
     if (signalled) {
       for (const s of slots) s.worker.process.kill('SIGKILL');
@@ -203,9 +213,13 @@ export async function runPrimary(config: ServeConfig, io: Io): Promise<number> {
       if (worker.isConnected()) worker.send({ type: 'mcp-frames:drain' } satisfies ToWorker);
       else worker.process.kill('SIGKILL');
     }
-    setTimeout(() => {
-      for (const worker of bySlot.keys()) worker.process.kill('SIGKILL');
-    }, config.drainTimeoutMs + RESCUE_MS).unref();
+    // Within a timer's range: past it Node fires at once, and a drain of a long timeout was cut at its start.
+    setTimeout(
+      () => {
+        for (const worker of bySlot.keys()) worker.process.kill('SIGKILL');
+      },
+      Math.min(config.drainTimeoutMs + RESCUE_MS, MAX_TIMER_MS),
+    ).unref();
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
@@ -214,5 +228,6 @@ export async function runPrimary(config: ServeConfig, io: Io): Promise<number> {
   log.line('info', 'drained', { workers: config.workers });
   metrics?.server.close();
   metrics?.server.closeAllConnections();
+  if (!(await io.settle(2000))) process.exit(status);
   return status;
 }

@@ -84,8 +84,13 @@ export interface Io {
   readonly err: (line: string) => void;
   /** One event line to stderr (a fault, a connection): dropped and counted while stderr is far behind (BoundedLines). */
   readonly log: (line: string) => void;
-  /** Writes the event lines still pending and waits, at most `ms`, until stderr has taken what it holds: before process.exit, which would drop it. */
-  readonly settle: (ms: number) => Promise<void>;
+  /**
+   * Writes the event lines still pending and waits, at most `ms`, until
+   * stderr has taken what it holds: before a relay's exit. False when it
+   * has not: a stderr that nobody reads would then keep the process alive
+   * until it is read, and the caller exits instead (which drops the rest).
+   */
+  readonly settle: (ms: number) => Promise<boolean>;
   /** The directory relative paths are read from. */
   readonly cwd: string;
 }
@@ -153,6 +158,8 @@ export class BoundedLines {
     private readonly stream: Writable,
     private readonly limit = 1 << 20,
     private readonly now: () => number = Date.now,
+    /** Fields every `log-dropped` line carries, as the lines it counts do (a worker's number). */
+    private readonly fields: Record<string, unknown> = {},
   ) {}
 
   write(line: string): void {
@@ -201,7 +208,7 @@ export class BoundedLines {
     this.dropped = 0;
     this.droppedSaidAt = this.now();
     this.flush();
-    this.stream.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'warn', event: 'log-dropped', lines })}\n`);
+    this.stream.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'warn', event: 'log-dropped', ...this.fields, lines })}\n`);
   }
 }
 

@@ -9,6 +9,7 @@
 // to process.exit(): exit() would drop output still queued on a pipe, and
 // the last line of a stream (its end) is the one a script reads first.
 
+import cluster from 'node:cluster';
 import { BoundedLines, drainedWithin, IoError, isDirectoryFd, LineWriter, OutputClosed, type Io } from './io.js';
 import { UsageError } from './args.js';
 import { usage, version } from './usage.js';
@@ -71,7 +72,8 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
 // 'error' was an uncaught exception at the next line written, which killed a TCP relay mid-stream
 // (its clients saw a clean end where upstream had failed) and turned any command's status into 1.
 process.stderr.on('error', () => {});
-const stderrEvents = new BoundedLines(process.stderr);
+// A worker's log-dropped lines name it, as its other lines do (src/cli/serve.ts).
+const stderrEvents = new BoundedLines(process.stderr, undefined, undefined, cluster.isWorker ? { worker: cluster.worker!.id } : {});
 process.on('exit', () => stderrEvents.flush(true));
 const io: Io = {
   // A getter: a command that reads a file never touches stdin.
@@ -87,9 +89,10 @@ const io: Io = {
     process.stderr.write(`${line}\n`);
   },
   log: (line) => stderrEvents.write(line),
-  settle: (ms) => {
+  settle: async (ms) => {
     stderrEvents.flush(true);
-    return drainedWithin(process.stderr, ms);
+    await drainedWithin(process.stderr, ms);
+    return process.stderr.writableLength === 0;
   },
   cwd: process.cwd(),
 };

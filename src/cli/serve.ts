@@ -120,6 +120,9 @@ export async function serveTcp(config: ServeConfig, io: Io): Promise<number> {
   log.line('info', 'drained', { ...drained });
   metrics?.server.close();
   metrics?.server.closeAllConnections();
+  // Its log lines go out first, for at most two seconds, as a worker's do: a stderr that nobody reads
+  // held the process after its drain, for as long as it was not read.
+  if (!(await io.settle(2000))) process.exit(0);
   return 0;
 }
 
