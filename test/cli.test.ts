@@ -110,6 +110,27 @@ describe('decode --hex: lines', () => {
     expect(lines(r.stdout).map((l) => JSON.parse(l))).toEqual([{ kind: 'frame-error', reason: 'empty', message: expect.any(String) }]);
   });
 
+  it('a line longer than a frame at the frame limit is an input error, not held: the lines after it are answered', async () => {
+    // 40 MiB of digits and no newline grew the process by 90 MB a second; 1.1 GB ended in a RangeError and exit 70.
+    const long = '0'.repeat(40 * 1024 * 1024);
+    const r = run(list, `${empty}\n${long}\n${empty}\n`);
+    expect(r.status).toBe(1);
+    expect(lines(r.stdout).map((l) => JSON.parse(l))).toEqual([
+      { kind: 'result', result: { resources: [] } },
+      { kind: 'input-error', line: 2, message: expect.stringContaining(`a line of ${long.length} characters, longer than 33554432 hex digits`) },
+      { kind: 'result', result: { resources: [] } },
+    ]);
+    // What the reader holds of such a line: nothing past the limit, however it is chunked.
+    const { readLines, LongLine } = await import('../src/cli/hex.js');
+    async function* chunks() {
+      for (let k = 0; k < 10; k++) yield '1'.repeat(100);
+      yield '\nab\r\n';
+    }
+    const got: unknown[] = [];
+    for await (const line of readLines(chunks(), 64)) got.push(line);
+    expect(got).toEqual([new LongLine(1000), 'ab']);
+  });
+
   it('keeps order over many lines', () => {
     const input = `${Array.from({ length: 5000 }, (_, i) => (i % 3 === 0 ? empty : i % 3 === 1 ? '' : 'x')).join('\n')}\n`;
     const r = run(list, input);

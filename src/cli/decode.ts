@@ -10,7 +10,8 @@
 
 import type { FrameCodec } from '../frame/codec.js';
 import { COMMON_FLAGS, UsageError, backendFlag, endpointFlag, parseFlags } from './args.js';
-import { HexFault, parseHex, readLines } from './hex.js';
+import { HexFault, LongLine, parseHex, readLines } from './hex.js';
+import { DEFAULT_MAX_FRAME_BYTES } from '../records/limits.js';
 import { type Io, type LineWriter, openInput } from './io.js';
 import { frameLine, inputErrorLine } from './output.js';
 
@@ -20,13 +21,21 @@ const DECODE_FLAGS = {
   hex: { type: 'boolean' },
 } as const;
 
+/** The longest line decode reads: two hex digits a byte of a frame at the default frame limit (WIRE.md section 6). */
+export const MAX_HEX_LINE = 2 * DEFAULT_MAX_FRAME_BYTES;
+
 /** Decodes each hex line of `lines` with `codec`; 1 if some line was not hex, else 0. */
-export async function decodeLines(lines: AsyncIterable<string>, codec: FrameCodec<unknown>, out: LineWriter): Promise<number> {
+export async function decodeLines(lines: AsyncIterable<string | LongLine>, codec: FrameCodec<unknown>, out: LineWriter): Promise<number> {
   let status = 0;
   let n = 0;
   for await (const text of lines) {
     n++;
-    const payload = parseHex(text);
+    const payload =
+      text instanceof LongLine
+        ? new HexFault(
+            `a line of ${text.length} characters, longer than ${MAX_HEX_LINE} hex digits: a frame of more than ${DEFAULT_MAX_FRAME_BYTES} bytes, the frame limit`,
+          )
+        : parseHex(text);
     if (payload instanceof HexFault) {
       status = 1;
       await out.line(inputErrorLine(n, payload.message));
@@ -48,5 +57,5 @@ export async function decodeCommand(args: readonly string[], io: Io): Promise<nu
   if (flags.values.hex !== true) throw new UsageError('decode: --hex is required (the input format: one hex payload per line)');
   const backend = backendFlag('decode', flags);
   const input = await openInput('decode', undefined, io);
-  return decodeLines(readLines(input.chunks), codec.withBackend(backend), io.out);
+  return decodeLines(readLines(input.chunks, MAX_HEX_LINE), codec.withBackend(backend), io.out);
 }
