@@ -8,6 +8,7 @@ import { StreamDecoder, decodeStream } from '../src/exchange/decoder.js';
 import { createDecoderStream } from '../src/streams/decoder-stream.js';
 import { readOutcomes } from '../src/streams/iterate.js';
 import { encodeFinish, encodeResponse } from '../src/records/record.js';
+import { bytesInUse, MiB } from './support/memory.js';
 
 const frame = listResources.encode({ kind: 'result', result: { resources: [] } });
 const cat = (...parts: Uint8Array[]) => Uint8Array.from(parts.flatMap((p) => [...p]));
@@ -87,5 +88,28 @@ describe.each(BACKEND_ROWS)('the decoder on %s', (_name, backend) => {
     expect(words(seen)).toEqual(want);
     // A string (a socket with setEncoding) had been read as a bad kind at offset 0.
     expect(() => new StreamDecoder({ endpoint: listResources, backend }).push('\u0001' as unknown as Uint8Array)).toThrow(TypeError);
+  });
+});
+
+describe.each(BACKEND_ROWS)('what the decoder holds on %s', (_name, backend) => {
+  it('an open channel holds its payload as bytes, not as a value twenty times their size', () => {
+    // Four responses of 2 MiB, each an array of `{}` (3 bytes, and some 64 of heap as a value), their finishes
+    // to come: before, each was decoded on arrival and held as its value, 21 times its bytes.
+    const n = Math.floor((2 * MiB) / 3);
+    const payload = new TextEncoder().encode(`\u0000{"resources":[],"_meta":{"x":[${'{},'.repeat(n - 1)}{}]}}`);
+    expect(() => JSON.parse(new TextDecoder().decode(payload.subarray(1)))).not.toThrow();
+    const decoder = new StreamDecoder({ endpoint: listResources, backend });
+    const before = bytesInUse();
+    for (let ch = 1; ch <= 4; ch++) {
+      const record = encodeResponse(ch, payload);
+      // In chunks of 256 KiB: each response is whole only in a later chunk than where it began.
+      for (let at = 0; at < record.length; at += 256 * 1024) expect(decoder.push(record.subarray(at, at + 256 * 1024))).toEqual([]);
+    }
+    // The four payloads, and room for the cores a WebAssembly backend grew to hold a record in place.
+    const held = bytesInUse() - before;
+    expect(held).toBeGreaterThan(4 * payload.length);
+    expect(held).toBeLessThan(4 * payload.length + 8 * MiB);
+    const events = decoder.push(cat(encodeFinish(1), encodeFinish(2), encodeFinish(3), encodeFinish(4)));
+    expect(words(events)).toEqual(['1:result', '2:result', '3:result', '4:result']);
   });
 });

@@ -8,17 +8,23 @@
 // that is the order in which they are reported incomplete when the stream
 // ends or stops.
 //
-// # Decoded on arrival, reported at the finish
+// # Held as bytes, decoded at the finish
 //
-// A response's frame is decoded when it arrives, while its bytes are still
-// in hand (the reader may pass a view of a chunk the caller will reuse), and
-// the outcome waits for the finish. A second response turns the channel into
-// a sequence violation and is dropped, as are any after it.
+// A response's payload is kept as bytes until its finish, and decoded then:
+// what a stream holds is then what the held limit counts (WIRE.md section 3,
+// the payload lengths of the open channels), where a decoded value can take
+// twenty times its bytes of heap (an array of `{}`: 21 times; four open
+// channels of 16 MiB frames, under the default limits, held 1.37 GB and
+// took a process with a 1 GB heap down). The reader hands over a view of
+// bytes that may go back to the caller or be reused once its scan is done:
+// a finish in the same scan decodes from the view, and at the end of the
+// scan (settle) the payloads of the channels still open are copied. A
+// second response turns the channel into a sequence violation and is
+// dropped, as are any after it, and its first payload with them.
 
 import type { Backend } from '../backend/backend.js';
 import { frameFault } from '../wire/fault.js';
 import { buildFrame, type CodecChoice, codecFor } from '../frame/build.js';
-import type { Frame } from '../frame/frame.js';
 import { FrameError } from '../frame/frame-error.js';
 import { OpenChannels } from './open-channels.js';
 import { NOT_VERIFIED, type RecordSink } from '../records/reader.js';
@@ -34,11 +40,24 @@ export interface RecordInfo {
   length: number;
 }
 
-/** An open channel's frame, decoded; null once a second response arrived. */
-type Held<R> = Frame<R> | FrameError | null;
+/** An open channel's response: its payload (a view until settled, then a copy) and the reader's verdict on its frame. */
+interface Pending {
+  bytes: Uint8Array;
+  start: number;
+  readonly length: number;
+  readonly status: number;
+  readonly faultOffset: number;
+}
+
+/** An open channel's response; null once a second response arrived. */
+type Held = Pending | null;
+
+const NO_BYTES = new Uint8Array(0);
 
 export class ChannelSequence<R> implements RecordSink {
-  private readonly open: OpenChannels<Held<R>>;
+  private readonly open: OpenChannels<Held>;
+  /** Responses of the current scan whose payloads are still views of the reader's bytes. */
+  private unsettled: Pending[] = [];
 
   constructor(
     private readonly codecs: CodecChoice<R>,
@@ -57,13 +76,14 @@ export class ChannelSequence<R> implements RecordSink {
   response(channel: number, offset: number, bytes: Uint8Array, start: number, length: number, status: number, faultOffset: number): void {
     this.onRecord?.({ kind: 'response', channel, offset, length });
     if (this.open.has(channel)) {
+      const first = this.open.get(channel);
+      if (first) first.bytes = NO_BYTES;
       this.open.set(channel, null);
       return;
     }
-    const payload = bytes.subarray(start, start + length);
-    const fault = status === NOT_VERIFIED ? this.backend.verifyFrame(payload) : frameFault(status, faultOffset);
-    const frame = buildFrame(codecFor(this.codecs, channel), payload, fault);
-    this.open.open(channel, length, frame);
+    const pending: Pending = { bytes, start, length, status, faultOffset };
+    this.unsettled.push(pending);
+    this.open.open(channel, length, pending);
   }
 
   finish(channel: number, offset: number): void {
@@ -72,11 +92,30 @@ export class ChannelSequence<R> implements RecordSink {
       this.emit({ channel, outcome: 'not-carried' });
       return;
     }
-    const frame = this.open.close(channel) as Held<R>;
-    if (frame === null) this.emit({ channel, outcome: 'sequence-violation' });
-    else if (frame instanceof FrameError) this.emit({ channel, outcome: 'frame-error', fault: frame });
+    const pending = this.open.close(channel) as Held;
+    if (pending === null) {
+      this.emit({ channel, outcome: 'sequence-violation' });
+      return;
+    }
+    const payload = pending.bytes.subarray(pending.start, pending.start + pending.length);
+    pending.bytes = NO_BYTES;
+    const fault = pending.status === NOT_VERIFIED ? this.backend.verifyFrame(payload) : frameFault(pending.status, pending.faultOffset);
+    const frame = buildFrame(codecFor(this.codecs, channel), payload, fault);
+    if (frame instanceof FrameError) this.emit({ channel, outcome: 'frame-error', fault: frame });
     else if (frame.kind === 'result') this.emit({ channel, outcome: 'result', result: frame.result });
     else this.emit({ channel, outcome: 'error', error: frame.error });
+  }
+
+  /** The scan's bytes go back: the payloads of the channels still open are copied. */
+  settle(): void {
+    const unsettled = this.unsettled;
+    if (unsettled.length === 0) return;
+    for (const p of unsettled) {
+      if (p.bytes === NO_BYTES) continue;
+      p.bytes = p.bytes.slice(p.start, p.start + p.length);
+      p.start = 0;
+    }
+    this.unsettled = [];
   }
 
   /** The stream ended or stopped: every open channel is incomplete, in opening order. */

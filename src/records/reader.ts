@@ -72,6 +72,13 @@ export interface RecordSink {
   response(channel: number, offset: number, bytes: Uint8Array, start: number, length: number, status: number, faultOffset: number): void;
   /** A finish for `channel` at stream offset `offset`. */
   finish(channel: number, offset: number): void;
+  /**
+   * Optional: the records of one scan have all been handed over, and the
+   * bytes their payloads lie in are about to go back (to the caller, or to
+   * a buffer or core the reader reuses). A sink that keeps a payload past
+   * this copies it now.
+   */
+  settle?(): void;
 }
 
 /** What one kernel call found: entries in `table`, offsets relative to where the scan started. */
@@ -322,6 +329,7 @@ export class RecordReader {
       if (!this.admit(channel, length, streamBase + at)) return false;
       sink.response(channel, streamBase + at, bytes, base + at + HEADER_SIZE, length, verify ? table[e + 4] : NOT_VERIFIED, table[e + 5]);
     }
+    sink.settle?.();
     return true;
   }
 
