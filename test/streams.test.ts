@@ -6,6 +6,8 @@ import { BACKEND_ROWS } from './backends.js';
 import { listResources } from '../src/frame/endpoints.js';
 import { StreamDecoder, decodeStream } from '../src/exchange/decoder.js';
 import { createDecoderStream } from '../src/streams/decoder-stream.js';
+import { createEncoderStream } from '../src/streams/encoder-stream.js';
+import { EncodeError } from '../src/contract/encode-rules.js';
 import { readOutcomes } from '../src/streams/iterate.js';
 import { encodeFinish, encodeResponse } from '../src/records/record.js';
 import { bytesInUse, MiB } from './support/memory.js';
@@ -111,5 +113,36 @@ describe.each(BACKEND_ROWS)('what the decoder holds on %s', (_name, backend) => 
     expect(held).toBeLessThan(4 * payload.length + 8 * MiB);
     const events = decoder.push(cat(encodeFinish(1), encodeFinish(2), encodeFinish(3), encodeFinish(4)));
     expect(words(events)).toEqual(['1:result', '2:result', '3:result', '4:result']);
+  });
+});
+
+describe('the encoder stream, when a frame cannot be encoded', () => {
+  it('delivers what it accepted, a finish for that channel and each one open, then closes; the write rejects with the EncodeError', async () => {
+    const encoder = createEncoderStream({ endpoint: listResources });
+    const writer = encoder.writable.getWriter();
+    const reading = new Response(encoder.readable).arrayBuffer();
+    const good = { kind: 'result' as const, result: { resources: [] } };
+    await writer.write({ channel: 1, frame: good });
+    await writer.write({ channel: 1, finish: true });
+    await writer.write({ channel: 3, frame: good });
+    // A resource without its name: the schema refuses it.
+    const refused = await writer.write({ channel: 2, frame: { kind: 'result', result: { resources: [{ uri: 'u' }] } } as never }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(refused).toBeInstanceOf(EncodeError);
+    // Before, the readable errored and the records of channels 1 and 3 were discarded, and 3 never got a finish.
+    expect(Buffer.from(await reading)).toEqual(
+      Buffer.concat([encodeResponse(1, frame), encodeFinish(1), encodeResponse(3, frame), encodeFinish(3), encodeFinish(2)]),
+    );
+  });
+
+  it('a message with finish: false is not a finish', async () => {
+    const encoder = createEncoderStream({ endpoint: listResources });
+    const writer = encoder.writable.getWriter();
+    const reading = new Response(encoder.readable).arrayBuffer();
+    await writer.write({ channel: 4, finish: false, frame: { kind: 'result', result: { resources: [] } } } as never);
+    await writer.close();
+    expect(Buffer.from(await reading)).toEqual(Buffer.from(encodeResponse(4, frame)));
   });
 });

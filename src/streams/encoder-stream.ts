@@ -16,6 +16,15 @@
 // transfers a chunk's buffer (a byte stream's enqueue does) would detach
 // the frames beside it. A `payload` message is passed on as it is: the
 // caller owns those bytes.
+//
+// # A frame that cannot be encoded
+//
+// ends the stream, and leaves no exchange hanging: the records written
+// before it are delivered, then a finish for its channel and for every
+// channel still open (not carried, to the reader), then the readable
+// closes; the write rejects with the EncodeError. Erroring the stream, as a
+// throw from transform() does, discarded the records it had accepted and
+// left the open channels without their finishes.
 
 import { type CodecChoice, codecFor } from '../frame/build.js';
 import type { Frame } from '../frame/frame.js';
@@ -37,21 +46,37 @@ export interface EncoderStreamOptions<R> {
 
 export function createEncoderStream<R = unknown>(options: EncoderStreamOptions<R> = {}): TransformStream<ChannelMessage<R>, Uint8Array> {
   const { endpoint } = options;
+  /** Channels with a response written and no finish yet. */
+  const open = new Set<number>();
   return new TransformStream<ChannelMessage<R>, Uint8Array>(
     {
       transform(message, controller) {
-        if ('finish' in message) {
+        if ((message as { finish?: unknown }).finish === true) {
+          open.delete(message.channel);
           controller.enqueue(encodeFinish(message.channel));
           return;
         }
         if ('payload' in message) {
           // The caller's bytes, passed on as they are: no copy.
+          open.add(message.channel);
           controller.enqueue(encodeResponseHeader(message.channel, message.payload.length));
           controller.enqueue(message.payload);
           return;
         }
+        if (!('frame' in message)) throw new TypeError('a channel message has a frame, a payload, or finish: true');
         if (!endpoint) throw new TypeError('a frame message needs the encoder stream to have an endpoint codec');
-        const frame = codecFor(endpoint, message.channel).encode(message.frame);
+        let frame: Uint8Array;
+        try {
+          frame = codecFor(endpoint, message.channel).encode(message.frame);
+        } catch (error) {
+          // See "A frame that cannot be encoded" above: the finishes, then the readable closes with what it holds.
+          open.add(message.channel);
+          for (const channel of open) controller.enqueue(encodeFinish(channel));
+          open.clear();
+          controller.terminate();
+          throw error;
+        }
+        open.add(message.channel);
         if (frame.byteLength !== frame.buffer.byteLength) {
           // A view into encode's shared slab: copied, with its header, into a chunk of its own.
           controller.enqueue(encodeResponse(message.channel, frame));
