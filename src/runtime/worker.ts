@@ -32,6 +32,20 @@
 // relayed: 502 (upstream-error) or 504 (upstream-timeout), the fault as the
 // JSON body.
 //
+// # Timeouts and bounds, as the TCP relay's
+//
+// The idle timeout (default 300 s): while a channel is open, some upstream
+// byte must come within it, unless the relay is waiting on the client (its
+// output full); else upstream has failed (upstream-timeout, phase idle).
+// What the client sends over a WebSocket waits in the Worker until upstream
+// takes it, and WebSocket has no backpressure: past CLIENT_QUEUE_BYTES
+// waiting, the Worker gives up on the client (a client-overrun fault, close
+// 1008) rather than grow. A binary message may arrive as a Blob or an
+// ArrayBuffer; each goes upstream as its bytes, in order. A client that
+// goes away (a WebSocket closed, a response body cancelled) closes the
+// upstream connection at once, and is logged as client-gone, not as an
+// upstream failure.
+//
 // workerd's connect() reads an upstream reset as the end of the stream (its
 // readable is done and `closed` resolves; seen with workerd 1.20260426), so
 // a reset at a record boundary is relayed as a clean end: the open
@@ -51,13 +65,17 @@ import { backend, createRelay, endpointCodec, type RelayFault, type RelayOptions
 export type WorkerFault =
   | RelayFault
   | { reason: 'upstream-error'; cause: 'error'; message: string }
-  | { reason: 'upstream-timeout'; phase: 'connect'; afterMs: number };
+  | { reason: 'upstream-timeout'; phase: 'connect' | 'idle'; afterMs: number }
+  /** The WebSocket client sent more than upstream took, past CLIENT_QUEUE_BYTES waiting: the Worker closed it (1008). */
+  | { reason: 'client-overrun'; bytes: number };
 
 export interface WorkerRelayOptions extends Omit<RelayOptions, 'onFault'> {
   /** The upstream record stream: "HOST:PORT" or { host, port }. */
   upstream: Endpoint | string;
   /** Milliseconds upstream may take to accept the connection; default 10 s, 0 for the runtime's own. */
   connectTimeout?: number;
+  /** Milliseconds upstream may stay silent while a channel is open; default 300 s, 0 never. */
+  idleTimeout?: number;
   /** Called once per fault; by default each is a JSON line on console.log. */
   onFault?: (fault: WorkerFault) => void;
   /** The request context's waitUntil, so the relay outlives the handler's return. */
@@ -74,9 +92,14 @@ export interface WorkerEnv {
   ENDPOINT?: string;
   /** Seconds upstream may take to accept the connection; default 10. */
   CONNECT_TIMEOUT?: string;
+  /** Seconds upstream may stay silent while a channel is open; default 300, 0 never. */
+  IDLE_TIMEOUT?: string;
 }
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
+/** The most a WebSocket client's messages may wait for upstream in the Worker (see the head of this file). */
+export const CLIENT_QUEUE_BYTES = 1 << 20;
 /** A WebSocket close reason is at most 123 bytes of UTF-8. */
 const MAX_REASON_BYTES = 123;
 
@@ -149,6 +172,13 @@ export async function relayRequest(request: Request, options: WorkerRelayOptions
   const relay = createRelay({ ...options, onFault: report });
   const started = Date.now();
   const websocket = request.headers.get('upgrade')?.toLowerCase() === 'websocket';
+  const idleTimeout = options.idleTimeout ?? DEFAULT_IDLE_TIMEOUT_MS;
+  /** The client went away: nothing more is owed it, and upstream's end after it is no failure of upstream's. */
+  let clientGone = false;
+  /** The Worker gave up on upstream itself (the idle timeout): the read that fails after it is not reported again. */
+  let gaveUp = false;
+  /** Set while a chunk waits for room in the relay's output: the client is slow, upstream is not silent. */
+  let waitingOnClient = false;
 
   /**
    * Reads upstream into the relay; resolves with how it ended.
@@ -160,27 +190,53 @@ export async function relayRequest(request: Request, options: WorkerRelayOptions
   const relayUpstream = async (): Promise<'ended' | 'failed'> => {
     const reader = socket.readable.getReader();
     const writer = relay.writable.getWriter();
-    for (;;) {
-      let step: ReadableStreamReadResult<Uint8Array>;
-      try {
-        step = await reader.read();
-      } catch (error) {
-        // Reported before the channels the failure leaves open, as the TCP relay reports it.
-        report({ reason: 'upstream-error', cause: 'error', message: error instanceof Error ? error.message : String(error) });
-        await writer.abort(error).catch(() => {});
-        return 'failed';
-      }
-      try {
-        if (step.done) {
-          await writer.close();
-          return failure ? 'failed' : 'ended';
+    // The idle timer: armed by each chunk; when it fires with a channel open and the relay not waiting on the
+    // client, upstream has failed (the first failure wins), and the socket's close ends the read below.
+    let idle: ReturnType<typeof setTimeout> | undefined;
+    const touch = () => {
+      if (idleTimeout === 0) return;
+      clearTimeout(idle);
+      idle = setTimeout(() => {
+        if (relay.stats.openChannels === 0 || waitingOnClient || clientGone) return touch();
+        gaveUp = true;
+        report({ reason: 'upstream-timeout', phase: 'idle', afterMs: idleTimeout });
+        socket.close().catch(() => {});
+      }, idleTimeout);
+    };
+    try {
+      for (;;) {
+        let step: ReadableStreamReadResult<Uint8Array>;
+        try {
+          step = await reader.read();
+        } catch (error) {
+          // Reported before the channels the failure leaves open, as the TCP relay reports it; not when the
+          // Worker closed the socket itself (a client gone, the idle timeout).
+          if (!clientGone && !gaveUp)
+            report({ reason: 'upstream-error', cause: 'error', message: error instanceof Error ? error.message : String(error) });
+          await writer.abort(error).catch(() => {});
+          return 'failed';
         }
-        await writer.write(step.value);
-      } catch {
-        // A record error (already reported) or the client gone: nothing more is read.
-        reader.cancel().catch(() => {});
-        return 'failed';
+        touch();
+        try {
+          if (step.done) {
+            if (gaveUp) {
+              await writer.abort(new Error('upstream timed out')).catch(() => {});
+              return 'failed';
+            }
+            await writer.close();
+            return failure ? 'failed' : 'ended';
+          }
+          waitingOnClient = true;
+          await writer.write(step.value);
+          waitingOnClient = false;
+        } catch {
+          // A record error (already reported) or the client gone: nothing more is read.
+          reader.cancel().catch(() => {});
+          return 'failed';
+        }
       }
+    } finally {
+      clearTimeout(idle);
     }
   };
   const closeLine = (end: string) =>
@@ -203,7 +259,7 @@ export async function relayRequest(request: Request, options: WorkerRelayOptions
       ? request.body.pipeTo(new WritableStream({ write: (chunk) => toUpstream.write(chunk) })).catch(() => {})
       : Promise.resolve();
     const work = relayUpstream().then((end) => {
-      closeLine(end);
+      closeLine(clientGone ? 'client-gone' : end);
       return socket.close().catch(() => {});
     });
     options.waitUntil?.(Promise.all([work, forwarding]));
@@ -221,6 +277,9 @@ export async function relayRequest(request: Request, options: WorkerRelayOptions
         }
       },
       cancel(reason) {
+        // The client went away: upstream is closed at once, not left until it next sends.
+        clientGone = true;
+        socket.close().catch(() => {});
         return reader.cancel(reason);
       },
     });
@@ -231,10 +290,33 @@ export async function relayRequest(request: Request, options: WorkerRelayOptions
   const [client, server] = [pair[0], pair[1]];
   server.accept();
   const encoder = new TextEncoder();
-  let clientGone = false;
+  // The client's messages go upstream one after another, in order; what waits for upstream is bounded.
+  let forwarded: Promise<unknown> = Promise.resolve();
+  let waiting = 0;
   server.addEventListener('message', (event: MessageEvent) => {
-    const data = event.data as string | ArrayBuffer;
-    toUpstream.write(typeof data === 'string' ? encoder.encode(data) : new Uint8Array(data)).catch(() => {});
+    if (clientGone) return;
+    const data = event.data as string | ArrayBuffer | Blob;
+    const bytes: Uint8Array | Promise<Uint8Array> =
+      typeof data === 'string'
+        ? encoder.encode(data)
+        : data instanceof ArrayBuffer
+          ? new Uint8Array(data)
+          : data.arrayBuffer().then((b) => new Uint8Array(b));
+    const size = bytes instanceof Uint8Array ? bytes.length : (data as Blob).size;
+    waiting += size;
+    if (waiting > CLIENT_QUEUE_BYTES) {
+      report({ reason: 'client-overrun', bytes: waiting });
+      clientGone = true;
+      server.close(1008, closeReason({ reason: 'client-overrun', bytes: waiting }));
+      socket.close().catch(() => {});
+      return;
+    }
+    forwarded = forwarded
+      .then(async () => {
+        await toUpstream.write(await bytes);
+        waiting -= size;
+      })
+      .catch(() => {});
   });
   server.addEventListener('close', () => {
     clientGone = true;
@@ -278,14 +360,19 @@ export function optionsFromEnv(env: WorkerEnv): WorkerRelayOptions {
   if (!env.UPSTREAM) throw new RangeError('UPSTREAM is not set: give HOST:PORT of the upstream record stream in [vars]');
   const validate = (env.VALIDATE ?? 'json') as ValidationLevel;
   if (!VALIDATION_LEVELS.includes(validate)) throw new RangeError(`VALIDATE must be one of ${VALIDATION_LEVELS.join(', ')}, not '${env.VALIDATE}'`);
-  const seconds = env.CONNECT_TIMEOUT === undefined ? undefined : Number(env.CONNECT_TIMEOUT);
-  if (seconds !== undefined && !(seconds >= 0 && seconds <= 2_147_483))
-    throw new RangeError(`CONNECT_TIMEOUT must be seconds, not '${env.CONNECT_TIMEOUT}'`);
+  const milliseconds = (name: 'CONNECT_TIMEOUT' | 'IDLE_TIMEOUT'): number | undefined => {
+    const text = env[name];
+    if (text === undefined) return undefined;
+    const seconds = Number(text);
+    if (!(seconds >= 0 && seconds <= 2_147_483)) throw new RangeError(`${name} must be seconds, not '${text}'`);
+    return Math.round(seconds * 1000);
+  };
   return {
     upstream: parseEndpoint(env.UPSTREAM),
     validate,
     endpoint: env.ENDPOINT === undefined ? undefined : endpointCodec(env.ENDPOINT),
-    connectTimeout: seconds === undefined ? undefined : Math.round(seconds * 1000),
+    connectTimeout: milliseconds('CONNECT_TIMEOUT'),
+    idleTimeout: milliseconds('IDLE_TIMEOUT'),
   };
 }
 

@@ -24,9 +24,16 @@
 //                                          Worker cannot tell the two apart; the finishes still come
 //
 // over a WebSocket and over a streamed HTTP response (which workerd ends
-// cleanly even after a failure: the bytes are checked, not the end). Then a
-// Worker whose upstream refuses answers 502 with the fault as JSON. The
-// backend is the one the Worker names in x-mcp-frames-backend.
+// cleanly even after a failure: the bytes are checked, not the end). The
+// valid scenario is asked for again with a binary message (workerd hands
+// the Worker a Blob), and no exchange logs an upstream error. Then, with an
+// idle timeout of 1 s, an upstream that falls silent with a channel open is
+// timed out (its finish, close 1011 naming the timeout); a client that
+// leaves while upstream is silent is logged client-gone, not as an upstream
+// failure; and a client that sends far more than a deaf upstream takes is
+// closed (1008, a client-overrun fault) rather than held in the Worker's
+// memory. Then a Worker whose upstream refuses answers 502 with the fault
+// as JSON. The backend is the one the Worker names in x-mcp-frames-backend.
 
 import { cp, mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import net from 'node:net';
@@ -86,9 +93,16 @@ const SCENARIOS = {
   },
 };
 
+/** Scenarios of their own: upstream answers with one response and falls silent, or takes nothing more at all. */
+const SILENT = { send: response(9, listing), want: cat(response(9, listing), finish(9)) };
+
 /** The upstream: reads a scenario's name (one line), answers with its records, then ends or resets. */
 async function startUpstream() {
+  /** Every connection, so that close() need not wait for the deaf one: paused, it never reads its end. */
+  const sockets = new Set();
   const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => {});
     let line = '';
     socket.on('data', (chunk) => {
@@ -96,6 +110,8 @@ async function startUpstream() {
       line += chunk.toString('latin1');
       const name = line.split('\n')[0];
       if (!line.includes('\n')) return;
+      if (name === 'silent') return socket.write(SILENT.send);
+      if (name === 'deaf') return socket.pause();
       const scenario = SCENARIOS[name];
       if (!scenario) return socket.destroy();
       socket.write(scenario.send, () => {
@@ -105,7 +121,11 @@ async function startUpstream() {
     });
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(null)));
-  return server;
+  return Object.assign(server, {
+    destroyAll: () => {
+      for (const socket of sockets) socket.destroy();
+    },
+  });
 }
 
 /** A port nothing listens on. */
@@ -117,8 +137,15 @@ async function closedPort() {
   return port;
 }
 
-/** One exchange over a WebSocket: resolves with the bytes, the close code and reason, and the backend header. */
-function overWebSocket(url, name) {
+/**
+ * One exchange over a WebSocket: resolves with the bytes, the close code and reason, and the backend header.
+ * `after` runs once the name is sent: to send more, or to leave.
+ *
+ * @param {URL} url
+ * @param {string} name
+ * @param {{ binary?: boolean, after?: (ws: WebSocket) => void }} [how]
+ */
+function overWebSocket(url, name, { binary = false, after = undefined } = {}) {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url.href.replace(/^http/, 'ws'));
     const chunks = [];
@@ -126,9 +153,20 @@ function overWebSocket(url, name) {
     ws.on('upgrade', (res) => {
       backend = res.headers['x-mcp-frames-backend'] ?? null;
     });
-    ws.on('open', () => ws.send(`${name}\n`));
+    ws.on('open', () => {
+      ws.send(binary ? Buffer.from(`${name}\n`) : `${name}\n`);
+      after?.(ws);
+    });
     ws.on('message', (data) => chunks.push(Buffer.from(/** @type {Buffer} */ (data))));
-    ws.on('close', (code, reason) => resolve({ bytes: Buffer.concat(chunks), code, reason: reason.toString(), backend }));
+    // An exchange the Worker never ends is a failed check, not a run that hangs: after 10 s the client gives up.
+    const timer = setTimeout(() => {
+      resolve({ bytes: Buffer.concat(chunks), code: 'no close in 10 s', reason: '', backend });
+      ws.terminate();
+    }, 10_000);
+    ws.on('close', (code, reason) => {
+      clearTimeout(timer);
+      resolve({ bytes: Buffer.concat(chunks), code, reason: reason.toString(), backend });
+    });
     ws.on('error', reject);
   });
 }
@@ -163,7 +201,7 @@ export async function runWorkerdRelay(root) {
   try {
     await mkdir(out);
     const files = await bundle('workerd', `./${example.main}`, out, example.dir);
-    const options = (port) => ({
+    const options = (port, vars = {}) => ({
       modules: true,
       scriptPath: path.join(out, example.main),
       modulesRoot: out,
@@ -172,7 +210,7 @@ export async function runWorkerdRelay(root) {
         { type: 'CompiledWasm', include: ['**/*.wasm'] },
       ],
       compatibilityDate: example.date,
-      bindings: { UPSTREAM: `127.0.0.1:${port}`, VALIDATE: 'json', CONNECT_TIMEOUT: '5' },
+      bindings: { UPSTREAM: `127.0.0.1:${port}`, VALIDATE: 'json', CONNECT_TIMEOUT: '5', ...vars },
       host: '127.0.0.1',
       port: 0,
       // The Worker's console.log lines (its structured log) come out of workerd's stdout.
@@ -211,14 +249,66 @@ export async function runWorkerdRelay(root) {
       check(http.status === 200 && http.type === 'application/octet-stream', `http ${name}: ${http.status} ${http.type}`);
       check(http.bytes.equals(s.want), `http ${name}: got ${http.bytes.toString('hex')}, want ${s.want.toString('hex')}`);
     }
+    // A binary message: workerd hands the Worker a Blob, which went upstream as no bytes at all.
+    const binary = await overWebSocket(url, 'valid', { binary: true });
+    check(
+      binary.bytes.equals(SCENARIOS.valid.want) && binary.code === 1000,
+      `websocket valid as a binary message: ${binary.code} ${binary.bytes.toString('hex')}`,
+    );
     // The Worker's log: the broken frame is one warn line naming its channel, twice (once per transport).
-    const lines = logged
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l));
+    const logLines = () =>
+      logged
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l));
+    const lines = logLines();
     const frameErrors = lines.filter((l) => l.event === 'fault' && l.reason === 'frame-error' && l.channel === 2 && l.level === 'warn');
     check(frameErrors.length === 2, `the Worker logged ${frameErrors.length} frame-error lines, want 2: ${logged.slice(0, 300)}`);
-    check(lines.filter((l) => l.event === 'close').length === 2 * Object.keys(SCENARIOS).length, 'the Worker logged a close line per exchange');
+    check(lines.filter((l) => l.event === 'close').length === 2 * Object.keys(SCENARIOS).length + 1, 'the Worker logged a close line per exchange');
+    check(
+      !lines.some((l) => l.reason === 'upstream-error'),
+      `no exchange failed upstream, yet: ${lines.filter((l) => l.reason === 'upstream-error').map((l) => JSON.stringify(l))}`,
+    );
+
+    // With an idle timeout of 1 s: an upstream silent with a channel open is timed out.
+    await mf.setOptions(options(/** @type {net.AddressInfo} */ (upstream.address()).port, { IDLE_TIMEOUT: '1' }));
+    const idleUrl = await mf.ready;
+    const silent = await overWebSocket(idleUrl, 'silent');
+    let reason = null;
+    try {
+      reason = JSON.parse(silent.reason);
+    } catch {}
+    check(silent.bytes.equals(SILENT.want), `websocket silent: got ${silent.bytes.toString('hex')}, want ${SILENT.want.toString('hex')}`);
+    check(
+      silent.code === 1011 && reason?.reason === 'upstream-timeout' && reason?.phase === 'idle',
+      `websocket silent: closed ${silent.code} '${silent.reason}'`,
+    );
+    // A client that leaves while upstream is silent: client-gone, and no upstream failure made of it.
+    logged = '';
+    await overWebSocket(idleUrl, 'silent', { after: (ws) => setTimeout(() => ws.close(1000), 200) });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const left = logLines();
+    check(
+      left.some((l) => l.event === 'close' && l.end === 'client-gone'),
+      `a client that left: ${logged.slice(0, 300)}`,
+    );
+    check(
+      !left.some((l) => l.reason === 'upstream-error' || l.reason === 'upstream-timeout'),
+      `a client that left was logged as an upstream failure: ${logged.slice(0, 300)}`,
+    );
+    // A client that sends far more than a deaf upstream takes is closed, not held in memory.
+    logged = '';
+    const flood = Buffer.alloc(512 * 1024, 0x41);
+    const overrun = await overWebSocket(idleUrl, 'deaf', {
+      after: (ws) => {
+        for (let k = 0; k < 32 && ws.readyState === WebSocket.OPEN; k++) ws.send(flood);
+      },
+    });
+    check(overrun.code === 1008, `a flooding client: closed ${overrun.code} '${overrun.reason}', want 1008`);
+    check(
+      logLines().some((l) => l.reason === 'client-overrun'),
+      `a flooding client: no client-overrun line: ${logged.slice(0, 300)}`,
+    );
 
     // An upstream that refuses: 502, the fault as JSON, before anything is relayed.
     await mf.setOptions(options(await closedPort()));
@@ -231,6 +321,7 @@ export async function runWorkerdRelay(root) {
     return { report: { backend, checks, failed: failures.length, failures }, files };
   } finally {
     await mf?.dispose();
+    upstream.destroyAll();
     await new Promise((resolve) => upstream.close(() => resolve(null)));
     await rm(example.dir, { recursive: true, force: true });
   }
