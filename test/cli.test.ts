@@ -366,6 +366,26 @@ describe('conformance', () => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('a vector whose expectation cannot be printed is a miss like any other, not the end of the run', () => {
+    // Nested 200,000 deep: JSON.stringify of it overflowed the stack while its MISS line was written (exit 70).
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-frames-vectors-'));
+    try {
+      const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
+      fs.writeFileSync(
+        path.join(dir, 'frames.json'),
+        `[{"name":"deep","endpoint":"list-resources","hex":"00","expect":${deep}},{"name":"right","endpoint":"list-resources","hex":"","expect":{"kind":"frame-error","reason":"empty"}}]`,
+      );
+      fs.writeFileSync(path.join(dir, 'streams.json'), '[]');
+      const r = run(['conformance', '--backend', 'js', dir]);
+      expect(r.status).toBe(1);
+      expect(r.stdout).toMatch(/^MISS .*deep$/m);
+      expect(r.stdout).toMatch(/want: \(not printable: /);
+      expect(lines(r.stdout).at(-1)).toBe('conformance (js): 1/2 vectors answered exactly');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('help and version', () => {

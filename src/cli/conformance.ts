@@ -136,8 +136,8 @@ export async function checkVectors(dir: string, backend: Backend, out: LineWrite
     if (ok) passed++;
     await out.line(`${ok ? 'ok  ' : 'MISS'}  ${file.padEnd(12)}  ${v.name}`);
     if (!ok) {
-      await out.line(`      want: ${JSON.stringify(v.expect)}`);
-      await out.line(`      got:  ${JSON.stringify(got)}`);
+      await out.line(`      want: ${shown(v.expect)}`);
+      await out.line(`      got:  ${shown(got)}`);
     }
   };
   for (const v of frames) await check('frames.json', v, () => answerFrame(v, backend), sameFrame);
@@ -145,6 +145,15 @@ export async function checkVectors(dir: string, backend: Backend, out: LineWrite
   const total = frames.length + streams.length;
   await out.line(`conformance (${backend.name}): ${passed}/${total} vectors answered exactly`);
   return passed === total ? 0 : 1;
+}
+
+/** A value as JSON for a MISS line; one that JSON.stringify cannot write (nested past the stack) says so instead of ending the run. */
+function shown(value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch (err) {
+    return `(not printable: ${err instanceof Error ? err.message : String(err)})`;
+  }
 }
 
 /** A vector file: an array of { name, endpoint, hex, expect }. Unreadable or malformed is bad usage. */
