@@ -25,8 +25,33 @@ export class EncodeError extends Error {
   /** The path of the refused value, from the frame's body. */
   readonly path: PropertyKey[];
   constructor(message: string, path: PropertyKey[], options?: { cause?: unknown }) {
-    super(`cannot encode ${path.length ? path.map(String).join('.') : 'the body'}: ${message}`, options);
+    super(`cannot encode ${path.length ? path.map((k) => shown(String(k))).join('.') : 'the body'}: ${message}`, options);
     this.path = path;
+  }
+}
+
+/**
+ * How much of a member name, or of what the value's own code threw, a
+ * message shows. A message is one string: a name or an error message of
+ * V8's longest string cannot be put in it, and making it would throw a
+ * RangeError in place of the EncodeError. `path` and `cause` keep them whole.
+ */
+const SHOWN = 200;
+
+function shown(s: string): string {
+  return s.length > SHOWN ? `${s.slice(0, SHOWN)}…` : s;
+}
+
+/**
+ * What the value's own code threw, in words. Describing it runs code of
+ * the value's too (a toString, a getter of its message, a Proxy's traps),
+ * which may throw in turn: then it is not described.
+ */
+function describe(e: unknown): string {
+  try {
+    return e instanceof Error ? `${shown(String(e.name))}: ${shown(String(e.message))}` : shown(String(e));
+  } catch {
+    return 'a value that cannot be made a string';
   }
 }
 
@@ -45,5 +70,5 @@ export const REFUSAL = {
     `its JSON text would be longer than ${units} characters, the longest string V8 holds, so no JavaScript peer could decode it`,
   tooLarge: (bytes: number) => `the frame would be longer than ${bytes} bytes, the most a record can carry`,
   noMemory: (bytes: number) => `${bytes} bytes could not be allocated for the frame`,
-  threw: (e: unknown) => `reading the value threw ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`,
+  threw: (e: unknown) => `reading the value threw ${describe(e)}`,
 } as const;
