@@ -67,3 +67,51 @@ describe('what the value throws is described, and never escapes', () => {
     expect(refused.message).toMatch(/NaN is not a finite number/);
   });
 });
+
+describe('the frame itself', () => {
+  test("a frame whose kind, result or error cannot be read: an EncodeError with the frame's exception as its cause", () => {
+    const boom = new Error('boom');
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const frames = [
+      new Proxy(
+        {},
+        {
+          get: () => {
+            throw boom;
+          },
+        },
+      ),
+      {
+        kind: 'result',
+        get result() {
+          throw boom;
+        },
+      },
+      {
+        kind: 'error',
+        get error() {
+          throw boom;
+        },
+      },
+      proxy,
+    ];
+    for (const frame of frames) {
+      const e = encodeError(() => list.encode(frame as Frame<unknown>));
+      expect(e.cause).toBeDefined();
+      expect(e.message).toMatch(/reading the value threw/);
+    }
+  });
+
+  test('the kind is read once', () => {
+    let reads = 0;
+    const frame = {
+      get kind() {
+        return reads++ === 0 ? 'error' : 'result';
+      },
+      error: { code: 1, message: 'm' },
+    };
+    expect(list.encode(frame as Frame<unknown>)[0]).toBe(1);
+    expect(reads).toBe(1);
+  });
+});

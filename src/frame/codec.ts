@@ -34,7 +34,7 @@ import { hasAlphabetRun, LONG_STRING, swapBase64Check } from '../contract/base64
 import { writeFrame } from '../contract/body-writer.js';
 import { utf8Text } from '../contract/utf8-text.js';
 import { parseBody } from '../contract/json-value.js';
-import { EncodeError } from '../contract/encode-rules.js';
+import { EncodeError, REFUSAL } from '../contract/encode-rules.js';
 import { registerBuild } from './build.js';
 import { captureStack, FrameError, toFrameError } from './frame-error.js';
 
@@ -191,17 +191,20 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
   }
 
   function encode(frame: Frame<R>): Uint8Array {
-    let tag: number;
+    let kind: unknown;
     let body: unknown;
-    if (frame?.kind === 'result') {
-      tag = TAG_RESULT;
-      body = frame.result;
-    } else if (frame?.kind === 'error') {
-      tag = TAG_ERROR;
-      body = frame.error;
-    } else {
-      throw new EncodeError("a frame's kind is 'result' or 'error'", []);
+    // The frame is the caller's value too: its kind is read once, and a
+    // getter or a Proxy trap that throws is reported as writeFrame reports
+    // one inside the body.
+    try {
+      kind = frame?.kind;
+      if (kind === 'result') body = (frame as { result: unknown }).result;
+      else if (kind === 'error') body = (frame as { error: unknown }).error;
+    } catch (e) {
+      throw new EncodeError(REFUSAL.threw(e), [], { cause: e });
     }
+    if (kind !== 'result' && kind !== 'error') throw new EncodeError("a frame's kind is 'result' or 'error'", []);
+    const tag = kind === 'result' ? TAG_RESULT : TAG_ERROR;
     // One pass: the writer checks rule 4.1 as it writes, and the schema
     // judges the value as written, never a second reading of `body`
     // (src/contract/body-writer.ts says why).
