@@ -2,6 +2,7 @@
 
 import { describe, expect, test } from 'vitest';
 import { encodeError } from './support/encode-error.js';
+import { scratchStats } from '../src/contract/body-writer.js';
 import type { FrameCodec } from '../src/frame/codec.js';
 import { listResources } from '../src/frame/endpoints.js';
 import type { Frame } from '../src/frame/frame.js';
@@ -113,5 +114,13 @@ describe('the frame itself', () => {
     };
     expect(list.encode(frame as Frame<unknown>)[0]).toBe(1);
     expect(reads).toBe(1);
+  });
+});
+
+describe('what encode holds afterwards', () => {
+  test('a scratch buffer above 16 MiB is let go whole: no view of it is kept', () => {
+    const huge = { resources: [], _meta: { text: 'z'.repeat(20 << 20) } };
+    expect(list.encode({ kind: 'result', result: huge }).length).toBeGreaterThan(20 << 20);
+    expect(scratchStats().held).toBeLessThanOrEqual(16 * 1024 * 1024);
   });
 });

@@ -762,7 +762,11 @@ class BodyWriter {
     // members, which are short strings, until it is written over.
     if (this.open.length !== 0) this.open.length = 0;
     if (this.refusal !== null) this.refusal = null;
-    if (this.buf.length > KEEP_BYTES) this.buf = new Uint8Array(0);
+    // words views the same buffer: both go, or neither does.
+    if (this.buf.length > KEEP_BYTES) {
+      this.buf = new Uint8Array(0);
+      this.words = new Int32Array(0);
+    }
     this.busy = false;
   }
 }
@@ -804,7 +808,14 @@ export function writeFrame(tag: number, body: unknown, judge: (written: unknown)
   }
 }
 
-/** How many scratch buffers the shared writer has allocated, the size of the one it holds, how many slabs small frames were carved from, and the scratch buffer itself (for tests). */
-export function scratchStats(): { allocations: number; bytes: number; slabs: number; buffer: ArrayBuffer } {
-  return { allocations: shared.allocations, bytes: shared.buf.length, slabs, buffer: shared.buf.buffer as ArrayBuffer };
+/**
+ * How many scratch buffers the shared writer has allocated, the size of the one it holds, the bytes of every buffer it
+ * keeps alive (through any of its views), how many slabs small frames were carved from, and the scratch buffer itself
+ * (for tests).
+ */
+export function scratchStats(): { allocations: number; bytes: number; held: number; slabs: number; buffer: ArrayBuffer } {
+  const buffers = new Set<ArrayBufferLike>([shared.buf.buffer, shared.words.buffer]);
+  let held = 0;
+  for (const b of buffers) held += b.byteLength;
+  return { allocations: shared.allocations, bytes: shared.buf.length, held, slabs, buffer: shared.buf.buffer as ArrayBuffer };
 }
