@@ -124,3 +124,31 @@ describe('what encode holds afterwards', () => {
     expect(scratchStats().held).toBeLessThanOrEqual(16 * 1024 * 1024);
   });
 });
+
+describe('arrays V8 cannot hold', () => {
+  test('an array longer than 2^26 elements is refused before any element is read', () => {
+    // Each element is two bytes ("0,"), so the text would be well within the
+    // limits; but past about 2^27 elements JSON.parse, and the value as
+    // written that the writer builds, make an array V8 cannot hold, and V8
+    // stops the process (a fatal error, no exception). A Proxy costs
+    // nothing, whatever length it claims.
+    let reads = 0;
+    for (const length of [2 ** 26 + 1, 2 ** 32 - 1]) {
+      const claims = new Proxy([], {
+        get: (target, k) => {
+          if (k === 'length') return length;
+          if (typeof k === 'string' && k !== 'toJSON') reads++;
+          return Reflect.get(target, k) ?? 0;
+        },
+      });
+      const e = encodeError(() => list.encode(error(claims)));
+      expect(e.message).toMatch(/more than 67108864 elements/);
+      expect(e.path).toEqual(['data']);
+    }
+    expect(reads).toBe(0);
+    // A real one, sparse: refused from its length too, not at its first hole.
+    const sparse: unknown[] = [];
+    sparse[2 ** 32 - 2] = 0;
+    expect(encodeError(() => list.encode(error(sparse))).message).toMatch(/more than 67108864 elements/);
+  });
+});

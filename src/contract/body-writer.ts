@@ -103,6 +103,17 @@ const FIRST_BYTES = 64 * 1024;
 /** V8's largest typed array, in elements. */
 const MAX_BUFFER = 2 ** 32;
 
+/**
+ * The longest array encode writes. V8 holds an array's elements in one
+ * block of at most 2^27 - 3 (64-bit, no pointer compression), and stops
+ * the process, with a fatal error and no exception, when asked for more:
+ * JSON.parse making an array of 150 million elements does, and so did the
+ * writer's copy, which grows by half again, at about 113 million. Half of
+ * V8's longest leaves room for that growth; an array this long is 128 MiB
+ * of text at least, eight times the default frame limit.
+ */
+export const MAX_ELEMENTS = 2 ** 26;
+
 /** Member names up to this long, written one byte a character, take name()'s own loop; others go through string(). */
 const NAME_LENGTH = 64;
 
@@ -467,6 +478,11 @@ class BodyWriter {
     this.enter(a);
     const raw: unknown = a.length;
     const n = typeof raw === 'number' && raw >>> 0 === raw ? raw : toLength(raw);
+    if (n > MAX_ELEMENTS) {
+      // Refused as a value, at the array's own path, as a cycle or a depth is.
+      this.open.pop();
+      this.refuse(REFUSAL.tooManyElements(MAX_ELEMENTS));
+    }
     const d = this.open.length - 1;
     const path = this.path;
     const copy: unknown[] = [];

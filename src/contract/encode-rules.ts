@@ -14,6 +14,8 @@
 // - a body whose JSON text is longer than V8's longest string, which no
 //   JavaScript peer on V8 could decode, or whose frame is longer than a
 //   record can carry;
+// - an array longer than 2^26 elements, near V8's longest array: past it,
+//   JSON.parse stops the process (body-writer.ts, MAX_ELEMENTS);
 // - a result the SDK's schema refuses (rule 4.2), a code outside 32 bits
 //   (rule 4.3), judged on the value as written.
 //
@@ -68,6 +70,8 @@ export const REFUSAL = {
   boxedBigint: 'a boxed bigint is not JSON',
   tooLong: (units: number) =>
     `its JSON text would be longer than ${units} characters, the longest string V8 holds, so no JavaScript peer could decode it`,
+  tooManyElements: (n: number) =>
+    `an array of more than ${n} elements is near the longest V8 holds: past it, JSON.parse (and the value as written) would stop the process`,
   tooLarge: (bytes: number) => `the frame would be longer than ${bytes} bytes, the most a record can carry`,
   noMemory: (bytes: number) => `${bytes} bytes could not be allocated for the frame`,
   threw: (e: unknown) => `reading the value threw ${describe(e)}`,
