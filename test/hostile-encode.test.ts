@@ -152,3 +152,40 @@ describe('arrays V8 cannot hold', () => {
     expect(encodeError(() => list.encode(error(sparse))).message).toMatch(/more than 67108864 elements/);
   });
 });
+
+describe('a hardened realm', () => {
+  /** Runs `fn` with Object.prototype given a member `name` as `descriptor`, removed afterwards. */
+  function withInherited(name: string, descriptor: PropertyDescriptor, fn: () => void): void {
+    Object.defineProperty(Object.prototype, name, { ...descriptor, configurable: true });
+    try {
+      fn();
+    } finally {
+      delete (Object.prototype as Record<string, unknown>)[name];
+    }
+  }
+
+  test('a member whose name Object.prototype holds read-only (Object.freeze(Object.prototype), SES lockdown) is written as JSON.stringify writes it', () => {
+    // Frozen, Object.prototype's constructor, toString and valueOf are such
+    // members: JSON.parse makes them own members all the same, so decode
+    // accepts the bytes.
+    const value = { code: -32000, message: 'm', data: { readOnly: 'x', n: [{ readOnly: 1 }] } };
+    withInherited('readOnly', { value: 0, writable: false }, () => {
+      expect(list.encode({ kind: 'error', error: value })).toEqual(Uint8Array.from([1, ...new TextEncoder().encode(JSON.stringify(value))]));
+    });
+  });
+
+  test('and one whose name an inherited setter that throws holds', () => {
+    const value = { code: -32000, message: 'm', data: { guarded: 'x' } };
+    withInherited(
+      'guarded',
+      {
+        set: () => {
+          throw new Error('no');
+        },
+      },
+      () => {
+        expect(list.encode({ kind: 'error', error: value })).toEqual(Uint8Array.from([1, ...new TextEncoder().encode(JSON.stringify(value))]));
+      },
+    );
+  });
+});

@@ -150,10 +150,32 @@ SHORT_ESCAPE[0x0d] = 0x72; // r
 /** Lowercase, as QuoteJSONString's UnicodeEscape writes them. */
 const HEX = Uint8Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
 
-/** A plain object, as JSON.parse makes one: `__proto__` as an own member. */
+/**
+ * A plain object, as JSON.parse makes one: every member its own, whatever
+ * Object.prototype holds. `__proto__` is Object.prototype's setter, and an
+ * assignment to a name Object.prototype holds read-only throws (the
+ * override mistake: every method of a frozen Object.prototype, as under SES
+ * lockdown, so `constructor` and `toString` could not be written), as does
+ * one to a name whose inherited setter throws. JSON.parse defines each
+ * member, as defineProperty does here.
+ *
+ * PERF NOTES: the assignment stays the common path, and V8 optimizes the
+ * try around it; defineProperty for every member would be a runtime call each.
+ */
 function setMember(copy: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
-  else copy[key] = value;
+  if (key === '__proto__') {
+    defineMember(copy, key, value);
+    return;
+  }
+  try {
+    copy[key] = value;
+  } catch {
+    defineMember(copy, key, value);
+  }
+}
+
+function defineMember(copy: Record<string, unknown>, key: string, value: unknown): void {
+  defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** ToLength(Get(array, "length")) for a Proxy of an array whose length is not a plain index. */
