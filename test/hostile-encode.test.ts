@@ -3,6 +3,7 @@
 import { describe, expect, test } from 'vitest';
 import { encodeError } from './support/encode-error.js';
 import { scratchStats } from '../src/contract/body-writer.js';
+import { encodeResponse, HEADER_SIZE } from '../src/records/record.js';
 import type { FrameCodec } from '../src/frame/codec.js';
 import { listResources } from '../src/frame/endpoints.js';
 import type { Frame } from '../src/frame/frame.js';
@@ -187,5 +188,22 @@ describe('a hardened realm', () => {
         expect(list.encode({ kind: 'error', error: value })).toEqual(Uint8Array.from([1, ...new TextEncoder().encode(JSON.stringify(value))]));
       },
     );
+  });
+});
+
+describe('records', () => {
+  test("a response's payload is bytes: any other view of them or an ArrayBuffer as its bytes, and anything else a TypeError, never numbers cut to 8 bits", () => {
+    const frame = Uint8Array.of(0, 0x7b, 0x7d);
+    const expected = encodeResponse(7, frame);
+    expect(Array.from(expected.subarray(0, HEADER_SIZE))).toEqual([1, 7, 0, 0, 0, 3, 0, 0, 0]);
+    const buffer = frame.slice().buffer;
+    for (const same of [buffer, new DataView(buffer), new Uint16Array(buffer, 0, 1), Buffer.from(frame)]) {
+      const bytes = same instanceof Uint16Array ? frame.subarray(0, 2) : frame;
+      expect(encodeResponse(7, same as Uint8Array)).toEqual(encodeResponse(7, bytes));
+    }
+    // These were written as numbers: 'abc' as three zero bytes, 0x100 as 0.
+    for (const other of ['abc', [0, 0x7b, 0x7d], { length: 3 }, null, undefined, 3]) {
+      expect(() => encodeResponse(7, other as Uint8Array)).toThrow(TypeError);
+    }
   });
 });

@@ -32,13 +32,20 @@ function checkChannel(channel: number): void {
   }
 }
 
-/** The record that carries `payload` (one encoded frame) on `channel`. */
+/**
+ * The record that carries `payload` (one encoded frame) on `channel`. The
+ * payload is bytes, read as asBytes reads a chunk; anything else is a
+ * TypeError, where copying it would write its elements as numbers cut to
+ * 8 bits (a string as zeros, a Uint16Array's 0x100 as 0) under a header
+ * that counts them.
+ */
 export function encodeResponse(channel: number, payload: Uint8Array): Uint8Array {
   checkChannel(channel);
-  if (payload.length > U32_MAX) throw new RangeError(`payload of ${payload.length} bytes does not fit a record`);
-  const out = new Uint8Array(HEADER_SIZE + payload.length);
-  writeHeader(out, KIND_RESPONSE, channel, payload.length);
-  out.set(payload, HEADER_SIZE);
+  const bytes = asBytes(payload, "a response's payload");
+  if (bytes.length > U32_MAX) throw new RangeError(`payload of ${bytes.length} bytes does not fit a record`);
+  const out = new Uint8Array(HEADER_SIZE + bytes.length);
+  writeHeader(out, KIND_RESPONSE, channel, bytes.length);
+  out.set(bytes, HEADER_SIZE);
   return out;
 }
 
@@ -59,10 +66,10 @@ export function encodeFinish(channel: number): Uint8Array {
   return out;
 }
 
-/** A chunk's bytes: a Uint8Array as it is, any other view of bytes or an ArrayBuffer as a Uint8Array over them; a TypeError for anything else. */
-export function asBytes(chunk: unknown): Uint8Array {
+/** A chunk's bytes: a Uint8Array as it is, any other view of bytes or an ArrayBuffer as a Uint8Array over them; a TypeError, naming `what`, for anything else. */
+export function asBytes(chunk: unknown, what = 'a chunk of a record stream'): Uint8Array {
   if (chunk instanceof Uint8Array) return chunk;
   if (ArrayBuffer.isView(chunk)) return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
   if (chunk instanceof ArrayBuffer || (typeof SharedArrayBuffer === 'function' && chunk instanceof SharedArrayBuffer)) return new Uint8Array(chunk);
-  throw new TypeError(`mcp-frames: a chunk of a record stream is bytes (a Uint8Array), not ${chunk === null ? 'null' : typeof chunk}`);
+  throw new TypeError(`mcp-frames: ${what} is bytes (a Uint8Array), not ${chunk === null ? 'null' : typeof chunk}`);
 }
