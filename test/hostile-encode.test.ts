@@ -207,3 +207,43 @@ describe('records', () => {
     }
   });
 });
+
+describe('toJSON on what is not an object', () => {
+  /** The error frame JSON.stringify would write for `data`. */
+  const stringified = (data: unknown) => Uint8Array.from([1, ...new TextEncoder().encode(JSON.stringify({ code: -32000, message: 'm', data }))]);
+
+  test("a BigInt's toJSON is called, as JSON.stringify calls it (BigInt.prototype.toJSON, the common way to write BigInts), once, with the key", () => {
+    const proto = BigInt.prototype as unknown as { toJSON?: unknown };
+    const keys: unknown[] = [];
+    proto.toJSON = function (this: bigint, key: unknown) {
+      keys.push(key);
+      return this.toString();
+    };
+    try {
+      const data = { n: 12n, list: [3n, -1n] };
+      const bytes = list.encode(error(data));
+      expect(keys).toEqual(['n', '0', '1']);
+      expect(bytes).toEqual(stringified(data));
+      keys.length = 0;
+      // What toJSON returns is not converted again: a BigInt is still refused.
+      proto.toJSON = (key: unknown) => {
+        keys.push(key);
+        return 5n;
+      };
+      expect(encodeError(() => list.encode(error({ n: 1n }))).message).toMatch(/a bigint is not JSON/);
+      expect(keys).toEqual(['n']);
+      expect(() => JSON.stringify({ n: 1n })).toThrow(TypeError);
+    } finally {
+      delete proto.toJSON;
+    }
+    expect(encodeError(() => list.encode(error({ n: 1n }))).message).toMatch(/a bigint is not JSON/);
+  });
+
+  test("a function's toJSON is called, as JSON.stringify calls it (a function is an object); one without is refused", () => {
+    const f = Object.assign(() => 1, { toJSON: (key: string) => `fn ${key}` });
+    const data = { f, list: [f] };
+    expect(list.encode(error(data))).toEqual(stringified(data));
+    expect(encodeError(() => list.encode(error({ g: () => 1 }))).message).toMatch(/a function is not JSON/);
+    expect(encodeError(() => list.encode(error({ g: Object.assign(() => 1, { toJSON: () => () => 2 }) }))).message).toMatch(/a function is not JSON/);
+  });
+});

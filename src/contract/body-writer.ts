@@ -449,12 +449,21 @@ class BodyWriter {
       return v;
     }
     if (v === undefined) return this.refuse(inArray ? REFUSAL.undefinedInArray : REFUSAL.undefinedMember);
+    // SerializeJSONProperty reads toJSON of a BigInt as of any object, a
+    // function included: BigInt.prototype.toJSON is the common way to write
+    // BigInts. Without one, JSON.stringify throws (a BigInt) or leaves the
+    // value out (a function): refused.
+    if (typeof v === 'bigint' || typeof v === 'function') {
+      const toJSON = (v as { toJSON?: unknown }).toJSON;
+      if (typeof toJSON === 'function') return this.converted(toJSON.call(v, typeof key === 'number' ? String(key) : key), inArray);
+    }
     return this.refuse(REFUSAL.notJson(typeof v));
   }
 
   /** What toJSON returned: written as it is, toJSON not called again. */
   converted(v: unknown, inArray: boolean): unknown {
     if (typeof v === 'object' && v !== null) return this.container(v);
+    if (typeof v === 'bigint' || typeof v === 'function') return this.refuse(REFUSAL.notJson(typeof v));
     return this.value(v, '', inArray);
   }
 

@@ -10,7 +10,8 @@
 // - a lone surrogate, in a string or a member name (rule 4.1);
 // - more than 127 arrays and objects nested (rule 4.1), and a cycle;
 // - undefined in an array, or as the body, or returned by toJSON;
-// - a function, a symbol or a BigInt, boxed or not, wherever it stands;
+// - a function, a symbol or a BigInt, boxed or not, wherever it stands,
+//   unless it has a toJSON, which is called as JSON.stringify calls it;
 // - a body whose JSON text is longer than V8's longest string, which no
 //   JavaScript peer on V8 could decode, or whose frame is longer than a
 //   record can carry;
