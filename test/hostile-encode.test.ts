@@ -4,6 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { encodeError } from './support/encode-error.js';
 import { scratchStats } from '../src/contract/body-writer.js';
 import { encodeResponse, HEADER_SIZE } from '../src/records/record.js';
+import { createEncoderStream } from '../src/streams/encoder-stream.js';
 import type { FrameCodec } from '../src/frame/codec.js';
 import { listResources } from '../src/frame/endpoints.js';
 import type { Frame } from '../src/frame/frame.js';
@@ -205,6 +206,42 @@ describe('records', () => {
     for (const other of ['abc', [0, 0x7b, 0x7d], { length: 3 }, null, undefined, 3]) {
       expect(() => encodeResponse(7, other as Uint8Array)).toThrow(TypeError);
     }
+  });
+});
+
+describe('records from the encoder stream', () => {
+  /** What the encoder stream writes for `messages`, or what its writes rejected with. */
+  async function written(messages: unknown[]): Promise<{ bytes: number[]; rejected?: unknown }> {
+    const stream = createEncoderStream();
+    const writer = stream.writable.getWriter();
+    const bytes: number[] = [];
+    const reading = (async () => {
+      for await (const chunk of stream.readable) bytes.push(...chunk);
+    })();
+    let rejected: unknown;
+    try {
+      for (const m of messages) await writer.write(m as never);
+      await writer.close();
+    } catch (e) {
+      rejected = e;
+    }
+    await reading.catch(() => {});
+    return { bytes, rejected };
+  }
+
+  test("a payload message's header counts its bytes, not its elements: a record stream is never cut out of step", async () => {
+    const wide = Uint16Array.of(0x7b00, 0x007d);
+    const asBytes = new Uint8Array(wide.buffer);
+    const { bytes, rejected } = await written([
+      { channel: 1, payload: wide },
+      { channel: 1, finish: true },
+    ]);
+    expect(rejected).toBeUndefined();
+    expect(bytes).toEqual([...encodeResponse(1, asBytes), 2, 1, 0, 0, 0, 0, 0, 0, 0]);
+    // What is not bytes is refused, never written under a header that counts it.
+    const text = await written([{ channel: 2, payload: 'abc' }]);
+    expect(text.rejected).toBeInstanceOf(TypeError);
+    expect(text.bytes).toEqual([]);
   });
 });
 

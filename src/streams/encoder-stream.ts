@@ -28,7 +28,7 @@
 
 import { type CodecChoice, codecFor } from '../frame/build.js';
 import type { Frame } from '../frame/frame.js';
-import { encodeFinish, encodeResponse, encodeResponseHeader } from '../records/record.js';
+import { asBytes, encodeFinish, encodeResponse, encodeResponseHeader } from '../records/record.js';
 
 /** One channel event to write: a frame (encoded by the codec), a payload already encoded, or the finish. */
 export type ChannelMessage<R = unknown> =
@@ -57,10 +57,13 @@ export function createEncoderStream<R = unknown>(options: EncoderStreamOptions<R
           return;
         }
         if ('payload' in message) {
-          // The caller's bytes, passed on as they are: no copy.
+          // The caller's bytes, passed on as they are: no copy. Read as
+          // bytes first: the header of another view (a Uint16Array) would
+          // count its elements, and cut the stream out of step.
+          const payload = asBytes(message.payload, "a channel message's payload");
           open.add(message.channel);
-          controller.enqueue(encodeResponseHeader(message.channel, message.payload.length));
-          controller.enqueue(message.payload);
+          controller.enqueue(encodeResponseHeader(message.channel, payload.length));
+          controller.enqueue(payload);
           return;
         }
         if (!('frame' in message)) throw new TypeError('a channel message has a frame, a payload, or finish: true');
