@@ -68,13 +68,19 @@ function logLevelFlag(flags: Flags): LogLevel {
   return level;
 }
 
-/** A timeout flag in seconds (decimals allowed, 0 for none), as milliseconds; undefined when absent. */
+/**
+ * A timeout flag in seconds (decimals allowed, 0 for none), as milliseconds; undefined when absent.
+ * A timeout that rounds to 0 ms is refused: 0 means none (or the system's own), the opposite of
+ * the short timeout asked for.
+ */
 function secondsFlag(flags: Flags, flag: string): number | undefined {
   const raw = flags.values[flag];
   if (raw === undefined) return undefined;
   const seconds = typeof raw === 'string' && /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN;
   if (!(seconds * 1000 <= 2 ** 31 - 1)) throw new UsageError(`relay: --${flag} must be a number of seconds from 0 to 2147483, not '${raw}'`);
-  return Math.round(seconds * 1000);
+  const ms = Math.round(seconds * 1000);
+  if (ms === 0 && seconds !== 0) throw new UsageError(`relay: --${flag} must be 0 (none) or at least a millisecond (0.001), not '${raw}'`);
+  return ms;
 }
 
 function endpointOf(text: string, flag: string): Endpoint {
