@@ -24,4 +24,21 @@ describe('option values', () => {
     expect(run(['relay', '--idle-timeout', '0']).stderr).toContain('--idle-timeout goes with --listen');
     expect(run(['relay', '--idle-timeout', '0.0005']).stderr).toContain('--idle-timeout goes with --listen');
   });
+
+  it('a flag that takes a value, given twice, is refused rather than one of them silently winning', () => {
+    for (const args of [
+      ['inspect', '--endpoint', 'list-resources', '--endpoint', 'read-resource', '--json'],
+      ['inspect', '--endpoint', 'list-resources', '--max-frame-bytes', '5', '--max-frame-bytes=70000', '--json'],
+      ['decode', '--hex', '--endpoint', 'list-resources', '--backend', 'js', '--backend', 'wasm'],
+      ['relay', '--validate', 'none', '--validate', 'json'],
+    ]) {
+      const r = run(args);
+      expect(r.status, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toMatch(
+        /^mcp-frames: (inspect|decode|relay): --[a-z-]+ is given twice \('.*' and '.*'\); see mcp-frames --help\n$/,
+      );
+    }
+    // A boolean flag given twice says the same thing twice: it is taken.
+    expect(run(['inspect', '--endpoint', 'list-resources', '--json', '--json']).status).toBe(0);
+  });
 });
