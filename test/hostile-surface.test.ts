@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { serveMetrics } from '../src/cli/metrics.js';
+import { METRICS_MAX_CONNECTIONS, serveMetrics } from '../src/cli/metrics.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const bin = path.join(root, 'dist/cli/main.js');
@@ -86,4 +86,22 @@ describe('the metrics endpoint', () => {
     expect(scrapes).toBeLessThanOrEqual(1);
     expect(answered()).toBeLessThanOrEqual(1);
   });
+
+  it(`holds at most ${METRICS_MAX_CONNECTIONS} connections: more would take the relay's file descriptors`, async () => {
+    const { server, port } = await metricsServer(async () => '');
+    const n = METRICS_MAX_CONNECTIONS + 40;
+    let closed = 0;
+    await new Promise<void>((resolve) => {
+      for (let k = 0; k < n; k++) {
+        const socket = net.connect(port, '127.0.0.1', () => socket.write('GET /metr'));
+        socket.on('error', () => {});
+        socket.on('close', () => {
+          if (++closed === n - METRICS_MAX_CONNECTIONS) resolve();
+        });
+        cleanup.push(() => socket.destroy());
+      }
+    });
+    const open = await new Promise<number>((resolve, reject) => server.getConnections((err, count) => (err ? reject(err) : resolve(count))));
+    expect(open).toBeLessThanOrEqual(METRICS_MAX_CONNECTIONS);
+  }, 15_000);
 });

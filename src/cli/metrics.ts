@@ -55,6 +55,15 @@ export const UPSTREAM_FAILURES: readonly UpstreamFailure[] = [
 
 const PREFIX = 'mcp_frames_';
 
+/**
+ * The most connections /metrics holds at once; past it node:http closes a
+ * new one as it comes. Each is a file descriptor of the relay's process, so
+ * without a bound a client that opened connections and sent nothing took
+ * the descriptors the relay needs for its own clients and upstreams.
+ * Scrapers are few, and each keeps one connection.
+ */
+export const METRICS_MAX_CONNECTIONS = 32;
+
 /** A counter whose value is read from the stats at scrape. */
 function counter(registry: Registry, name: string, help: string, value: () => number): void {
   new Counter({
@@ -211,6 +220,7 @@ export async function serveMetrics(at: Endpoint, scrape: () => Promise<string>):
       (error: unknown) => response.writeHead(500, { 'content-type': 'text/plain' }).end(`${String(error)}\n`),
     );
   });
+  server.maxConnections = METRICS_MAX_CONNECTIONS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(at.port, at.host, () => resolve());
