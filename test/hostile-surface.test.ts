@@ -2,13 +2,16 @@
 // loaded from builds that are not good cores. Each case failed on the code before its fix.
 
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { METRICS_MAX_CONNECTIONS, serveMetrics } from '../src/cli/metrics.js';
+import { BackendUnavailableError, createLoader } from '../src/backend/loader.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const bin = path.join(root, 'dist/cli/main.js');
+const build = (name: string) => new Uint8Array(fs.readFileSync(path.join(root, `build/core-${name}.wasm`)));
 
 const cleanup: Array<() => void> = [];
 afterEach(() => {
@@ -104,4 +107,34 @@ describe('the metrics endpoint', () => {
     const open = await new Promise<number>((resolve, reject) => server.getConnections((err, count) => (err ? reject(err) : resolve(count))));
     expect(open).toBeLessThanOrEqual(METRICS_MAX_CONNECTIONS);
   }, 15_000);
+});
+
+describe('backends from builds that are not good cores', () => {
+  it('a SIMD build that does not compile says so, on a host that runs SIMD', () => {
+    // Cut short: still a wasm header, no longer a module.
+    const corrupt = build('simd').slice(0, -100);
+    expect(WebAssembly.validate(corrupt)).toBe(false);
+    const load = createLoader((name) => (name === 'simd' ? corrupt : build('scalar')));
+    let error: unknown;
+    try {
+      load('wasm-simd');
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(BackendUnavailableError);
+    // Before, the message blamed the host: "this host does not run WebAssembly SIMD".
+    expect((error as Error).message).toMatch(
+      /^the simd build does not load here: WebAssembly\.Module\(\): section .* extends past end of the module/,
+    );
+    // 'wasm' still falls back to the scalar build, and says so by its name.
+    expect(load('wasm').name).toBe('wasm-scalar');
+  });
+
+  it('a module that is not the core is refused by name, before it is instantiated', () => {
+    const empty = new WebAssembly.Module(Uint8Array.of(0, 0x61, 0x73, 0x6d, 1, 0, 0, 0));
+    const load = createLoader(() => empty);
+    expect(() => load('wasm-scalar')).toThrow(
+      new BackendUnavailableError("the scalar build does not load here: the module is not mcp-frames' core (it has no export memory)"),
+    );
+  });
 });
