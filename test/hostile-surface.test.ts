@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { METRICS_MAX_CONNECTIONS, serveMetrics } from '../src/cli/metrics.js';
 import { BackendUnavailableError, createLoader } from '../src/backend/loader.js';
+import { init, loadBackend } from '../src/runtime/given.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const bin = path.join(root, 'dist/cli/main.js');
@@ -136,5 +137,14 @@ describe('backends from builds that are not good cores', () => {
     expect(() => load('wasm-scalar')).toThrow(
       new BackendUnavailableError("the scalar build does not load here: the module is not mcp-frames' core (it has no export memory)"),
     );
+  });
+
+  it('init() a second time changes nothing: loadBackend keeps the builds the first call gave', () => {
+    expect(init({ scalar: build('scalar') })).toBe('wasm-scalar');
+    expect(init({ simd: new WebAssembly.Module(Uint8Array.of(0, 0x61, 0x73, 0x6d, 1, 0, 0, 0)) })).toBe('wasm-scalar');
+    // Before, the second call's builds replaced the first's for loadBackend while the default stayed:
+    // 'wasm' threw "no scalar build was given to init()" and 'auto' gave js.
+    expect(loadBackend('wasm').name).toBe('wasm-scalar');
+    expect(loadBackend('auto').name).toBe('wasm-scalar');
   });
 });

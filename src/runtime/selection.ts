@@ -53,9 +53,14 @@ let loader = createLoader(() => {
 
 /**
  * The entry's builds: from now on loadBackend() makes backends from them,
- * and the default is chosen from them (once; see adopt).
+ * and the default is chosen from them (once; see adopt). Once a choice is
+ * made, later builds change nothing, loadBackend() included: a second
+ * init(), or init() after the Node entry chose from disk, once replaced
+ * the builds loadBackend() used while the default stayed, so 'auto' and
+ * `backend` disagreed.
  */
 export function useBuilds(source: BuildSource): BackendName {
+  if (settled) return chosen;
   loader = createLoader(source);
   return adopt(() => loader('auto'));
 }
