@@ -54,6 +54,14 @@ describe('option values', () => {
   });
 });
 
+describe('addresses', () => {
+  it('an upstream on port 0 is refused: nothing can be connected to there, and every client was reset', () => {
+    const r = run(['relay', '--listen', '127.0.0.1:0', '--upstream', '127.0.0.1:0']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe("mcp-frames: relay: --upstream '127.0.0.1:0' has port 0, which nothing can be connected to; see mcp-frames --help\n");
+  });
+});
+
 describe('the metrics endpoint', () => {
   async function metricsServer(scrape: () => Promise<string>) {
     const { server, port } = await serveMetrics({ host: '127.0.0.1', port: 0 }, scrape);

@@ -116,9 +116,12 @@ export async function relayCommand(args: readonly string[], io: Io): Promise<num
     if (typeof listen !== 'string' || typeof upstream !== 'string') throw new UsageError('relay: --listen and --upstream go together');
     if (flags.positionals.length) throw new UsageError('relay: files and --listen do not go together');
     const metrics = flags.values.metrics;
+    const upstreamAt = endpointOf(upstream, 'upstream');
+    // Port 0 means "any" to listen on, and nothing to connect to: every client would be refused.
+    if (upstreamAt.port === 0) throw new UsageError(`relay: --upstream '${upstream}' has port 0, which nothing can be connected to`);
     const config: ServeConfig = {
       listen: endpointOf(listen, 'listen'),
-      upstream: endpointOf(upstream, 'upstream'),
+      upstream: upstreamAt,
       relay: { ...options, connectTimeout: secondsFlag(flags, 'connect-timeout'), idleTimeout: secondsFlag(flags, 'idle-timeout') },
       drainTimeoutMs: secondsFlag(flags, 'drain-timeout') ?? DEFAULT_DRAIN_TIMEOUT_MS,
       metrics: typeof metrics === 'string' ? endpointOf(metrics, 'metrics') : undefined,
