@@ -1,7 +1,7 @@
 // The CLI's surface on hostile input: option values, the metrics endpoint's HTTP clients, and backends
 // loaded from builds that are not good cores. Each case failed on the code before its fix.
 
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -59,6 +59,28 @@ describe('addresses', () => {
     const r = run(['relay', '--listen', '127.0.0.1:0', '--upstream', '127.0.0.1:0']);
     expect(r.status).toBe(2);
     expect(r.stderr).toBe("mcp-frames: relay: --upstream '127.0.0.1:0' has port 0, which nothing can be connected to; see mcp-frames --help\n");
+  });
+});
+
+describe('the backend a relay runs', () => {
+  /** The first line a relay --listen writes on stderr, the relay then stopped. */
+  async function listeningLine(flags: string[]): Promise<Record<string, unknown>> {
+    const child = spawn(process.execPath, [bin, 'relay', '--listen', '127.0.0.1:0', '--upstream', '127.0.0.1:1', ...flags], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    cleanup.push(() => child.kill('SIGKILL'));
+    let text = '';
+    for await (const chunk of child.stderr!) {
+      text += chunk;
+      if (text.includes('\n')) break;
+    }
+    return JSON.parse(text.slice(0, text.indexOf('\n')));
+  }
+
+  it("is in the listening line: with 'auto' the core that loaded, or js, never left unsaid", async () => {
+    expect(await listeningLine(['--backend', 'js'])).toMatchObject({ event: 'listening', backend: 'js' });
+    expect(await listeningLine(['--backend', 'wasm-scalar'])).toMatchObject({ event: 'listening', backend: 'wasm-scalar' });
+    expect((await listeningLine([])).backend).toMatch(/^(wasm-simd|wasm-scalar|js)$/);
   });
 });
 
