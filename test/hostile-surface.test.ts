@@ -169,7 +169,9 @@ describe('backends from builds that are not good cores', () => {
     );
   });
 
-  it('init() a second time changes nothing: loadBackend keeps the builds the first call gave', () => {
+  it('init(): before it, a core asked for says what brings it; a second call changes nothing, loadBackend included', () => {
+    // Before init(), a core asked for says what brings it: "await ready" alone waited for ever.
+    expect(() => loadBackend('wasm')).toThrow(/await ready \(on mcp-frames\/core, after calling init\(\) with them\)/);
     expect(init({ scalar: build('scalar') })).toBe('wasm-scalar');
     expect(init({ simd: new WebAssembly.Module(Uint8Array.of(0, 0x61, 0x73, 0x6d, 1, 0, 0, 0)) })).toBe('wasm-scalar');
     // Before, the second call's builds replaced the first's for loadBackend while the default stayed:

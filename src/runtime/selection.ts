@@ -23,7 +23,10 @@ let chosen: BackendName = 'js';
 let settled = false;
 let settle: (name: BackendName) => void = () => {};
 
-/** Resolves with the backend's name once the entry has chosen. Never rejects: a core that fails to load leaves 'js'. */
+/**
+ * Resolves with the backend's name once the entry has chosen (mcp-frames/core: once init() is
+ * called). Never rejects: a core that fails to load leaves 'js'.
+ */
 export const ready: Promise<BackendName> = new Promise((resolve) => {
   settle = resolve;
 });
@@ -46,9 +49,15 @@ export function adopt(choose: () => Backend | undefined): BackendName {
   return chosen;
 }
 
-/** Until an entry hands over its builds, there are none: 'auto' is 'js', and a wasm name says why. */
+/**
+ * Until an entry hands over its builds, there are none: 'auto' is 'js', and a wasm name says why.
+ * On mcp-frames/core nothing hands them over but init(): `ready` waits for it, and "await ready"
+ * alone waited for ever.
+ */
 let loader = createLoader(() => {
-  throw new BackendUnavailableError('the WebAssembly builds are not loaded yet on this host (await ready)');
+  throw new BackendUnavailableError(
+    'the WebAssembly builds are not loaded yet on this host: await ready (on mcp-frames/core, after calling init() with them)',
+  );
 });
 
 /**
