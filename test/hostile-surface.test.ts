@@ -8,7 +8,9 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { METRICS_MAX_CONNECTIONS, serveMetrics } from '../src/cli/metrics.js';
 import { BackendUnavailableError, createLoader } from '../src/backend/loader.js';
-import { init, loadBackend } from '../src/runtime/given.js';
+import { backend, init, loadBackend, setDefaultBackend } from '../src/runtime/given.js';
+import { defaultBackend } from '../src/backend/default.js';
+import { jsBackend } from '../src/backend/js.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const bin = path.join(root, 'dist/cli/main.js');
@@ -178,5 +180,21 @@ describe('backends from builds that are not good cores', () => {
     // 'wasm' threw "no scalar build was given to init()" and 'auto' gave js.
     expect(loadBackend('wasm').name).toBe('wasm-scalar');
     expect(loadBackend('auto').name).toBe('wasm-scalar');
+  });
+
+  it('setDefaultBackend: a name is refused where it is given, and `backend` names the default that serves', () => {
+    // After the init() above, the core serves.
+    expect(backend).toBe('wasm-scalar');
+    setDefaultBackend(jsBackend);
+    // Before, `backend` kept naming the core while every decode ran on js.
+    expect(backend).toBe('js');
+    // Before, the name was taken, and every decode after threw "backend.verifyFrame is not a function".
+    expect(() => setDefaultBackend('wasm' as never)).toThrow(
+      new TypeError("setDefaultBackend takes a backend (loadBackend('wasm') gives one), not the string 'wasm'"),
+    );
+    expect(() => setDefaultBackend(null as never)).toThrow(TypeError);
+    expect(defaultBackend()).toBe(jsBackend);
+    setDefaultBackend(loadBackend('wasm-scalar'));
+    expect(backend).toBe('wasm-scalar');
   });
 });

@@ -15,7 +15,7 @@
 // that imported it before `ready` settled reads the winner afterwards.
 
 import type { Backend, BackendName } from '../backend/backend.js';
-import { setDefaultBackend } from '../backend/default.js';
+import { setDefaultBackend, watchDefaultBackend } from '../backend/default.js';
 import { jsBackend } from '../backend/js.js';
 import { BackendUnavailableError, createLoader, type BackendChoice, type BuildSource } from '../backend/loader.js';
 
@@ -31,8 +31,16 @@ export const ready: Promise<BackendName> = new Promise((resolve) => {
   settle = resolve;
 });
 
-/** The backend the entry chose for this host: 'wasm-simd', 'wasm-scalar' or 'js' ('js' until `ready`). */
+/**
+ * The default backend's name: the one the entry chose for this host ('js' until `ready`), or the
+ * one set since with setDefaultBackend.
+ */
 export { chosen as backend };
+
+// A default set by hand (setDefaultBackend) is the one `backend` names from then on.
+watchDefaultBackend((use) => {
+  chosen = use.name;
+});
 
 /**
  * Makes the backend `choose` returns (or the JS path, when it returns
