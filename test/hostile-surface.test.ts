@@ -54,6 +54,18 @@ describe('option values', () => {
     // A boolean flag given twice says the same thing twice: it is taken.
     expect(run(['inspect', '--endpoint', 'list-resources', '--json', '--json']).status).toBe(0);
   });
+
+  it('a value that starts with a dash, taken for a flag, says how to give it', () => {
+    const r = run(['relay', '--listen', '127.0.0.1:0', '--upstream', '127.0.0.1:1', '--workers', '-1']);
+    expect(r.status).toBe(2);
+    // Before: "option '--workers' argument is ambiguous", and no more.
+    expect(r.stderr).toBe(
+      "mcp-frames: relay: option '--workers' argument is ambiguous (a value that starts with '-' is written --workers=-…); see mcp-frames --help\n",
+    );
+    expect(run(['relay', '--listen', '127.0.0.1:0', '--upstream', '127.0.0.1:1', '--workers=-1']).stderr).toContain(
+      "--workers must be auto or a whole number from 1 to 1024, not '-1'",
+    );
+  });
 });
 
 describe('addresses', () => {
