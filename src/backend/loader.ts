@@ -10,6 +10,7 @@
 import type { Backend } from './backend.js';
 import { jsBackend } from './js.js';
 import { createWasmBackend } from './wasm/backend.js';
+import { CORE_EXPORTS } from './wasm/instance.js';
 
 export type BackendChoice = 'js' | 'wasm' | 'wasm-simd' | 'wasm-scalar' | 'auto';
 
@@ -38,6 +39,23 @@ export function isModule(x: unknown): x is WebAssembly.Module {
   }
 }
 
+/**
+ * Whether the host runs WebAssembly SIMD, asked of a module of its own, so
+ * that a SIMD build that does not compile is not taken for a host without
+ * SIMD: `(module (func (result v128) i32.const 0 i8x16.splat i8x16.popcnt))`.
+ */
+function hostRunsSimd(): boolean {
+  return WebAssembly.validate(
+    Uint8Array.of(0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11),
+  );
+}
+
+/** The first export of the core that `module` lacks (by name and kind), or undefined when it has them all. */
+function missingExport(module: WebAssembly.Module): string | undefined {
+  const has = new Set(WebAssembly.Module.exports(module).map((e) => `${e.kind} ${e.name}`));
+  return CORE_EXPORTS.find(([name, kind]) => !has.has(`${kind} ${name}`))?.[0];
+}
+
 /** A loadBackend over the builds `source` gives. `source` throws BackendUnavailableError for a build it lacks. */
 export function createLoader(source: BuildSource): (choice: BackendChoice) => Backend {
   const built = new Map<'simd' | 'scalar', Backend>();
@@ -48,10 +66,13 @@ export function createLoader(source: BuildSource): (choice: BackendChoice) => Ba
     if (typeof WebAssembly === 'undefined') throw new BackendUnavailableError('this host has no WebAssembly');
     const given = source(name);
     try {
-      if (!isModule(given) && name === 'simd' && !WebAssembly.validate(given)) {
+      if (!isModule(given) && name === 'simd' && !hostRunsSimd()) {
         throw new BackendUnavailableError('this host does not run WebAssembly SIMD');
       }
-      backend = createWasmBackend(name === 'simd' ? 'wasm-simd' : 'wasm-scalar', isModule(given) ? given : new WebAssembly.Module(given));
+      const module = isModule(given) ? given : new WebAssembly.Module(given);
+      const missing = missingExport(module);
+      if (missing !== undefined) throw new Error(`the module is not mcp-frames' core (it has no export ${missing})`);
+      backend = createWasmBackend(name === 'simd' ? 'wasm-simd' : 'wasm-scalar', module);
     } catch (error) {
       if (error instanceof BackendUnavailableError) throw error;
       throw new BackendUnavailableError(`the ${name} build does not load here: ${(error as Error).message}`);

@@ -45,14 +45,27 @@ export const COMMON_FLAGS = {
 
 /** Parses `args` for `command`: only the flags in `spec`, at most `maxPositionals` operands. */
 export function parseFlags(command: string, args: readonly string[], spec: FlagSpec, maxPositionals: number): Flags {
-  let parsed: Flags;
+  let parsed: Flags & { tokens: ReturnType<typeof parseArgs>['tokens'] };
   try {
-    parsed = parseArgs({ args: [...args], options: spec, strict: true, allowPositionals: true }) as Flags;
+    parsed = parseArgs({ args: [...args], options: spec, strict: true, allowPositionals: true, tokens: true }) as typeof parsed;
   } catch (err) {
-    // node:util's messages go on to explain `--`; the first sentence is the news.
-    const first = err instanceof Error ? err.message.split(/\.(?:\s|$)/)[0] : String(err);
-    const text = first.charAt(0).toLowerCase() + first.slice(1);
+    // node:util's messages go on to explain `--`; the first sentence is the news. For a value
+    // that starts with a dash (`--workers -1`) it is only "argument is ambiguous", and the way out
+    // is in its last sentence.
+    const message = err instanceof Error ? err.message : String(err);
+    const first = message.split(/\.(?:\s|$)/)[0];
+    const dash = /use '(--[a-z-]+)=-XYZ'/.exec(message);
+    const text = first.charAt(0).toLowerCase() + first.slice(1) + (dash ? ` (a value that starts with '-' is written ${dash[1]}=-…)` : '');
     throw new UsageError(`${command}: ${text}`);
+  }
+  // node:util keeps the last of a flag given twice. Two values for one setting (two endpoints, two
+  // limits) are a mistake somewhere in a script, and taking one in silence hides it.
+  const given = new Map<string, string>();
+  for (const token of parsed.tokens ?? []) {
+    if (token.kind !== 'option' || token.value === undefined) continue;
+    const before = given.get(token.name);
+    if (before !== undefined) throw new UsageError(`${command}: --${token.name} is given twice ('${before}' and '${token.value}')`);
+    given.set(token.name, token.value);
   }
   if (parsed.positionals.length > maxPositionals) {
     throw new UsageError(`${command}: unexpected argument '${parsed.positionals[maxPositionals]}'`);

@@ -197,6 +197,8 @@ export async function runPrimary(config: ServeConfig, io: Io): Promise<number> {
     upstream: hostPort(config.upstream),
     ...(metrics && config.metrics ? { metrics: hostPort({ ...config.metrics, port: metrics.port }) } : {}),
     workers: config.workers,
+    // Which backend checks the bytes: 'auto' falls back to js when no core loads, and says so here.
+    backend: config.relay.backend?.name,
   });
 
   const stop = (signal: NodeJS.Signals) => {

@@ -55,6 +55,15 @@ export const UPSTREAM_FAILURES: readonly UpstreamFailure[] = [
 
 const PREFIX = 'mcp_frames_';
 
+/**
+ * The most connections /metrics holds at once; past it node:http closes a
+ * new one as it comes. Each is a file descriptor of the relay's process, so
+ * without a bound a client that opened connections and sent nothing took
+ * the descriptors the relay needs for its own clients and upstreams.
+ * Scrapers are few, and each keeps one connection.
+ */
+export const METRICS_MAX_CONNECTIONS = 32;
+
 /** A counter whose value is read from the stats at scrape. */
 function counter(registry: Registry, name: string, help: string, value: () => number): void {
   new Counter({
@@ -181,9 +190,27 @@ export async function aggregate(parts: Parameters<typeof AggregatorRegistry.aggr
 /**
  * Serves GET /metrics on `at` with what `scrape()` gives. Resolves with the
  * server and the port it listens on, or rejects with the listen error.
+ *
+ * # One request at a time on a connection
+ *
+ * node:http parses every request a chunk holds as it arrives, whether or
+ * not the ones before it were answered: a client that sent requests back to
+ * back (HTTP pipelining) and read nothing made a scrape, a request and a
+ * response for each, and 8 such connections held 414 MB of the relay's
+ * heap. A scraper sends its next request once it has its answer, so a
+ * request that comes while the one before it on its connection is still
+ * being answered closes the connection.
  */
 export async function serveMetrics(at: Endpoint, scrape: () => Promise<string>): Promise<{ server: http.Server; port: number }> {
+  const answering = new WeakSet<object>();
   const server = http.createServer((request, response) => {
+    const socket = request.socket;
+    if (answering.has(socket) || socket.destroyed) {
+      socket.destroy();
+      return;
+    }
+    answering.add(socket);
+    response.once('close', () => answering.delete(socket));
     if (request.method !== 'GET' || request.url?.split('?')[0] !== '/metrics') {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('not found: ask GET /metrics\n');
       return;
@@ -193,6 +220,7 @@ export async function serveMetrics(at: Endpoint, scrape: () => Promise<string>):
       (error: unknown) => response.writeHead(500, { 'content-type': 'text/plain' }).end(`${String(error)}\n`),
     );
   });
+  server.maxConnections = METRICS_MAX_CONNECTIONS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(at.port, at.host, () => resolve());

@@ -68,13 +68,19 @@ function logLevelFlag(flags: Flags): LogLevel {
   return level;
 }
 
-/** A timeout flag in seconds (decimals allowed, 0 for none), as milliseconds; undefined when absent. */
+/**
+ * A timeout flag in seconds (decimals allowed, 0 for none), as milliseconds; undefined when absent.
+ * A timeout that rounds to 0 ms is refused: 0 means none (or the system's own), the opposite of
+ * the short timeout asked for.
+ */
 function secondsFlag(flags: Flags, flag: string): number | undefined {
   const raw = flags.values[flag];
   if (raw === undefined) return undefined;
   const seconds = typeof raw === 'string' && /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN;
   if (!(seconds * 1000 <= 2 ** 31 - 1)) throw new UsageError(`relay: --${flag} must be a number of seconds from 0 to 2147483, not '${raw}'`);
-  return Math.round(seconds * 1000);
+  const ms = Math.round(seconds * 1000);
+  if (ms === 0 && seconds !== 0) throw new UsageError(`relay: --${flag} must be 0 (none) or at least a millisecond (0.001), not '${raw}'`);
+  return ms;
 }
 
 function endpointOf(text: string, flag: string): Endpoint {
@@ -110,9 +116,12 @@ export async function relayCommand(args: readonly string[], io: Io): Promise<num
     if (typeof listen !== 'string' || typeof upstream !== 'string') throw new UsageError('relay: --listen and --upstream go together');
     if (flags.positionals.length) throw new UsageError('relay: files and --listen do not go together');
     const metrics = flags.values.metrics;
+    const upstreamAt = endpointOf(upstream, 'upstream');
+    // Port 0 means "any" to listen on, and nothing to connect to: every client would be refused.
+    if (upstreamAt.port === 0) throw new UsageError(`relay: --upstream '${upstream}' has port 0, which nothing can be connected to`);
     const config: ServeConfig = {
       listen: endpointOf(listen, 'listen'),
-      upstream: endpointOf(upstream, 'upstream'),
+      upstream: upstreamAt,
       relay: { ...options, connectTimeout: secondsFlag(flags, 'connect-timeout'), idleTimeout: secondsFlag(flags, 'idle-timeout') },
       drainTimeoutMs: secondsFlag(flags, 'drain-timeout') ?? DEFAULT_DRAIN_TIMEOUT_MS,
       metrics: typeof metrics === 'string' ? endpointOf(metrics, 'metrics') : undefined,

@@ -112,6 +112,8 @@ export async function serveTcp(config: ServeConfig, io: Io): Promise<number> {
     upstream: hostPort(config.upstream),
     ...(metrics && config.metrics ? { metrics: hostPort({ ...config.metrics, port: metrics.port }) } : {}),
     workers: 1,
+    // Which backend checks the bytes: 'auto' falls back to js when no core loads, and says so here.
+    backend: config.relay.backend?.name,
   });
 
   const signal = await new Promise<NodeJS.Signals>((resolve) => onSignals(resolve));

@@ -121,10 +121,10 @@ Exit status:
   1  decode: some line was not hex (its input-error line was printed).
      inspect, relay: a record error stopped the stream.
      conformance: some vector was not answered exactly.
-  2  bad usage: an unknown command or flag, a missing or unknown --endpoint,
-     decode without --hex, a bad limit, a backend that is not available
-     here, or an input that cannot be opened or is a directory (stdin
-     included). One line on stderr says which.
+  2  bad usage: an unknown command or flag, a flag's value given twice, a
+     missing or unknown --endpoint, decode without --hex, a bad limit, a
+     backend that is not available here, or an input that cannot be opened
+     or is a directory (stdin included). One line on stderr says which.
   70 a bug in mcp-frames: an unexpected error, with its stack on stderr.
   74 a read or a write failed once the command had started (a full disk,
      an I/O error): one line on stderr names the file and the cause.

@@ -15,7 +15,7 @@
 // that imported it before `ready` settled reads the winner afterwards.
 
 import type { Backend, BackendName } from '../backend/backend.js';
-import { setDefaultBackend } from '../backend/default.js';
+import { setDefaultBackend, watchDefaultBackend } from '../backend/default.js';
 import { jsBackend } from '../backend/js.js';
 import { BackendUnavailableError, createLoader, type BackendChoice, type BuildSource } from '../backend/loader.js';
 
@@ -23,13 +23,24 @@ let chosen: BackendName = 'js';
 let settled = false;
 let settle: (name: BackendName) => void = () => {};
 
-/** Resolves with the backend's name once the entry has chosen. Never rejects: a core that fails to load leaves 'js'. */
+/**
+ * Resolves with the backend's name once the entry has chosen (mcp-frames/core: once init() is
+ * called). Never rejects: a core that fails to load leaves 'js'.
+ */
 export const ready: Promise<BackendName> = new Promise((resolve) => {
   settle = resolve;
 });
 
-/** The backend the entry chose for this host: 'wasm-simd', 'wasm-scalar' or 'js' ('js' until `ready`). */
+/**
+ * The default backend's name: the one the entry chose for this host ('js' until `ready`), or the
+ * one set since with setDefaultBackend.
+ */
 export { chosen as backend };
+
+// A default set by hand (setDefaultBackend) is the one `backend` names from then on.
+watchDefaultBackend((use) => {
+  chosen = use.name;
+});
 
 /**
  * Makes the backend `choose` returns (or the JS path, when it returns
@@ -46,16 +57,27 @@ export function adopt(choose: () => Backend | undefined): BackendName {
   return chosen;
 }
 
-/** Until an entry hands over its builds, there are none: 'auto' is 'js', and a wasm name says why. */
+/**
+ * Until an entry hands over its builds, there are none: 'auto' is 'js', and a wasm name says why.
+ * On mcp-frames/core nothing hands them over but init(): `ready` waits for it, and "await ready"
+ * alone waited for ever.
+ */
 let loader = createLoader(() => {
-  throw new BackendUnavailableError('the WebAssembly builds are not loaded yet on this host (await ready)');
+  throw new BackendUnavailableError(
+    'the WebAssembly builds are not loaded yet on this host: await ready (on mcp-frames/core, after calling init() with them)',
+  );
 });
 
 /**
  * The entry's builds: from now on loadBackend() makes backends from them,
- * and the default is chosen from them (once; see adopt).
+ * and the default is chosen from them (once; see adopt). Once a choice is
+ * made, later builds change nothing, loadBackend() included: a second
+ * init(), or init() after the Node entry chose from disk, once replaced
+ * the builds loadBackend() used while the default stayed, so 'auto' and
+ * `backend` disagreed.
  */
 export function useBuilds(source: BuildSource): BackendName {
+  if (settled) return chosen;
   loader = createLoader(source);
   return adopt(() => loader('auto'));
 }

@@ -25,6 +25,26 @@ export interface CoreExports {
   scanRecords(ptr: number, length: number, maxFrame: number, verify: number): number;
 }
 
+/**
+ * Each export of CoreExports, with its kind: a module without one of them is
+ * not the core, and is refused by name before it is instantiated.
+ */
+export const CORE_EXPORTS = [
+  ['memory', 'memory'],
+  ['scratch', 'function'],
+  ['recordTable', 'function'],
+  ['stopBlock', 'function'],
+  ['tableCapacity', 'function'],
+  ['entryFields', 'function'],
+  ['verifyFrame', 'function'],
+  ['screenFrame', 'function'],
+  ['faultOffset', 'function'],
+  ['scanRecords', 'function'],
+  ['checkBase64', 'function'],
+  ['stringEnd', 'function'],
+  ['base64Run', 'function'],
+] as const satisfies ReadonlyArray<readonly [keyof CoreExports, WebAssembly.ImportExportKind]>;
+
 /** Each instance by its memory's current buffer: which core, if any, holds the bytes a view looks at. */
 const MEMORIES = new WeakMap<ArrayBufferLike, CoreInstance>();
 
