@@ -65,6 +65,19 @@ const HELD_BLOBS = 8 * 1024;
 /** No blob to build outside JSON.parse (json-value.ts). */
 const NO_BLOBS: readonly number[] = [];
 
+/** The number whose JSON text starts at `at` in `b` (text rule 4.1 accepted): Number() of it, which rounds as JSON.parse does. */
+function numberAt(b: Uint8Array, at: number): number {
+  let end = at;
+  let text = '';
+  // A number's bytes: digits, '-', '+', '.', 'e' and 'E'.
+  for (; end < b.length; end++) {
+    const c = b[end];
+    if (!((c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x65 || c === 0x45)) break;
+    text += String.fromCharCode(c);
+  }
+  return Number(text);
+}
+
 function schemaError(fault: SchemaFault, payload: Uint8Array): FrameError {
   return FrameError.body(fault.rule, locate(payload, 1, payload.length, fault.path), fault.detail);
 }
@@ -134,10 +147,33 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
     return bad ? schemaError(bad, payload) : { kind: 'error', error: value as ErrorObject };
   }
 
-  /** build's verdict on a frame the backend accepted, building no value for a result the byte verdict accepts. */
+  /**
+   * build's verdict on a frame the backend accepted, building no value for
+   * a result the byte verdict accepts, nor for a large error object.
+   *
+   * # A large error object is judged on its bytes, code included
+   *
+   * Its schema is judged on the bytes, as build judges it, and its code's
+   * range is read from the bytes of the `code` member (the last one, as in
+   * JSON.parse), where build parses the whole body to read it. A body of
+   * more than 2^28 bytes can hold an array of more than 2^27 - 3 elements,
+   * and JSON.parse making one stops a V8 process with no exception: a
+   * relay with validate 'full' and a frame limit raised to 400 MB stopped
+   * on a 280 MB error frame whose `data` was 140 million zeros. It forwards
+   * it now, as WIRE.md section 7 asks of a valid frame.
+   */
   function judgeOnly(payload: Uint8Array): FrameError | null {
     if (payload[0] === TAG_RESULT && resultNode !== undefined && acceptsBytes(resultNode, payload, 1, payload.length, { strings: use().strings })) {
       return null;
+    }
+    if (payload[0] === TAG_ERROR && errorNode !== undefined && payload.length - 1 > SMALL) {
+      const strings = use().strings;
+      const bad = acceptsBytes(errorNode, payload, 1, payload.length, { strings })
+        ? undefined
+        : judgeBytes(errorNode, payload, 1, payload.length, { strings });
+      if (bad) return schemaError(faultOf(bad), payload);
+      const range = codeRange({ code: numberAt(payload, locate(payload, 1, payload.length, ['code'])) });
+      return range ? schemaError(range, payload) : null;
     }
     // An error object (its code's range needs the value), a codec with no compiled judge, or a refusal: build decides, and names the fault.
     const frame = build(payload, null);
