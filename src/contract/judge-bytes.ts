@@ -914,6 +914,11 @@ function skipOnce(b: Uint8Array, i: number): number {
 /** Powers of ten a double holds exactly: 10^0 to 10^22. */
 const EXACT_POWERS = Array.from({ length: 23 }, (_, k) => 10 ** k);
 
+/** The number whose JSON text starts at i (in text rule 4.1 accepted), as JSON.parse makes it. */
+export function numberFrom(b: Uint8Array, i: number): number {
+  return numberAt(b, i, skipScalar(b, i));
+}
+
 /** The number whose JSON text is b[s, e), as JSON.parse makes it. */
 export function numberAt(b: Uint8Array, s: number, e: number): number {
   // Clinger's fast path (W. D. Clinger, "How to Read Floating Point Numbers

@@ -18,7 +18,7 @@ import { type Backend, SCREENED } from '../backend/backend.js';
 import type { Fault } from '../wire/fault.js';
 import { defaultBackend } from '../backend/default.js';
 import { locate } from '../contract/locate.js';
-import { acceptsBytes, judgeBytes, SMALL } from '../contract/judge-bytes.js';
+import { acceptsBytes, judgeBytes, numberFrom, SMALL } from '../contract/judge-bytes.js';
 import {
   codeRange,
   compiledJudge,
@@ -64,19 +64,6 @@ const HELD_BLOBS = 8 * 1024;
 
 /** No blob to build outside JSON.parse (json-value.ts). */
 const NO_BLOBS: readonly number[] = [];
-
-/** The number whose JSON text starts at `at` in `b` (text rule 4.1 accepted): Number() of it, which rounds as JSON.parse does. */
-function numberAt(b: Uint8Array, at: number): number {
-  let end = at;
-  let text = '';
-  // A number's bytes: digits, '-', '+', '.', 'e' and 'E'.
-  for (; end < b.length; end++) {
-    const c = b[end];
-    if (!((c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x65 || c === 0x45)) break;
-    text += String.fromCharCode(c);
-  }
-  return Number(text);
-}
 
 function schemaError(fault: SchemaFault, payload: Uint8Array): FrameError {
   return FrameError.body(fault.rule, locate(payload, 1, payload.length, fault.path), fault.detail);
@@ -172,7 +159,7 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
         ? undefined
         : judgeBytes(errorNode, payload, 1, payload.length, { strings });
       if (bad) return schemaError(faultOf(bad), payload);
-      const range = codeRange({ code: numberAt(payload, locate(payload, 1, payload.length, ['code'])) });
+      const range = codeRange({ code: numberFrom(payload, locate(payload, 1, payload.length, ['code'])) });
       return range ? schemaError(range, payload) : null;
     }
     // An error object (its code's range needs the value), a codec with no compiled judge, or a refusal: build decides, and names the fault.
