@@ -306,6 +306,22 @@ class CutRecord {
   }
 }
 
+/**
+ * The relay's limits and level with defaults filled in: a RangeError for a
+ * value out of range. Checked where the options are given (the TCP relay
+ * checks them when it is created, not at its first connection, where a
+ * throw would stop its process).
+ */
+export function resolveRelayOptions(options: Omit<RelayOptions, 'onFault'>): { limits: Required<StreamLimits>; level: ValidationLevel } {
+  const limits = resolveLimits(options);
+  const level = options.validate ?? 'json';
+  if (!VALIDATION_LEVELS.includes(level)) {
+    throw new RangeError(`validate must be one of ${VALIDATION_LEVELS.join(', ')}, not '${String(level)}'`);
+  }
+  if (level === 'full' && !options.endpoint) throw new TypeError("validate 'full' needs an endpoint codec to judge results by");
+  return { limits, level };
+}
+
 /** The relay's state machine, apart from the streams around it. */
 export class RelayState implements RecordSink {
   readonly stats: RelayStats;
@@ -336,12 +352,8 @@ export class RelayState implements RecordSink {
     forward: (bytes: Uint8Array) => void,
     stats: RelayStats = newStats(),
   ) {
-    const limits = resolveLimits(options);
-    this.level = options.validate ?? 'json';
-    if (!VALIDATION_LEVELS.includes(this.level)) {
-      throw new RangeError(`validate must be one of ${VALIDATION_LEVELS.join(', ')}, not '${String(this.level)}'`);
-    }
-    if (this.level === 'full' && !options.endpoint) throw new TypeError("validate 'full' needs an endpoint codec to judge results by");
+    const { limits, level } = resolveRelayOptions(options);
+    this.level = level;
     this.stats = stats;
     this.open = new OpenChannels(limits.maxOpenChannels, limits.maxHeldBytes);
     this.out = new Gatherer(forward, stats);

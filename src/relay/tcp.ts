@@ -58,7 +58,7 @@ import net from 'node:net';
 import { type Endpoint, parseEndpoint } from './endpoint.js';
 import type { RelayFault } from './fault.js';
 import { pipeRelay } from './pipe.js';
-import type { RelayOptions, RelayStats } from './relay.js';
+import { type RelayOptions, type RelayStats, resolveRelayOptions } from './relay.js';
 
 /** Why an upstream connection failed, as its error code says. */
 export type UpstreamCause = 'refused' | 'reset' | 'unreachable' | 'dns' | 'timeout' | 'error';
@@ -223,6 +223,16 @@ function checkTimeout(name: string, ms: number): number {
   return ms;
 }
 
+/** `upstream` as an Endpoint to connect to: a RangeError naming what is wrong with it (net.connect would throw it at the first client). */
+function checkUpstream(upstream: unknown): Endpoint {
+  const { host, port } = (upstream ?? {}) as Partial<Endpoint>;
+  if (typeof host !== 'string' || host === '')
+    throw new TypeError(`upstream must be { host, port } with host a name or an address, not ${JSON.stringify(upstream)}`);
+  if (!Number.isInteger(port) || (port as number) < 1 || (port as number) > 65535)
+    throw new RangeError(`upstream's port must be an integer from 1 to 65535, not ${String(port)}`);
+  return { host, port: port as number };
+}
+
 /** The error the upstream socket is destroyed with when the relay gives up on it. */
 class UpstreamGaveUp extends Error {
   override readonly name = 'UpstreamGaveUp';
@@ -261,6 +271,14 @@ interface Live {
 
 /** A TCP server relaying each client to its own upstream connection. Call listen() on it. */
 export function createTcpRelay(options: TcpRelayOptions): TcpRelay {
+  // Every option is checked here: a bad one found at a client's connection
+  // threw in the server's connection handler, which stopped the process.
+  checkUpstream(options.upstream);
+  resolveRelayOptions(options);
+  for (const name of ['dial', 'onFault', 'onOpen', 'onClose'] as const) {
+    if (options[name] !== undefined && typeof options[name] !== 'function')
+      throw new TypeError(`${name} must be a function, not ${typeof options[name]}`);
+  }
   const connectTimeout = checkTimeout('connectTimeout', options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT_MS);
   const idleTimeout = checkTimeout('idleTimeout', options.idleTimeout ?? DEFAULT_IDLE_TIMEOUT_MS);
   const dial = options.dial ?? ((upstream: Endpoint) => net.connect(upstream));

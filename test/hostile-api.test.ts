@@ -1,0 +1,60 @@
+// The library's options and inputs as a caller could get them wrong, or as
+// an attacker who controls a config could set them: each refused where it is
+// given, with an error naming the option; every failure reported, none
+// dressed as success; no exchange left hanging.
+
+import net from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { listResources } from '../src/frame/endpoints.js';
+import { encodeFinish, encodeResponse } from '../src/records/record.js';
+import { createTcpRelay, type TcpRelayOptions } from '../src/relay/tcp.js';
+import { client } from './support/tcp-client.js';
+
+const frame = listResources.encode({ kind: 'result', result: { resources: [] } });
+
+const servers: net.Server[] = [];
+afterEach(async () => {
+  for (const s of servers.splice(0)) await new Promise((resolve) => s.close(resolve));
+});
+
+async function listen(server: net.Server): Promise<number> {
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return (server.address() as net.AddressInfo).port;
+}
+
+describe('createTcpRelay refuses a bad option when it is created, not at its first client', () => {
+  // Each of these was accepted, and the first client's connection threw in the
+  // server's connection handler: an uncaught exception that stopped the process.
+  const upstream = { host: '127.0.0.1', port: 1 };
+  const bad: [string, Partial<TcpRelayOptions>, RegExp][] = [
+    ['a port above 65535', { upstream: { host: '127.0.0.1', port: 70_000 } }, /port.*1 to 65535/],
+    ['port 0', { upstream: { host: '127.0.0.1', port: 0 } }, /port.*1 to 65535/],
+    ['a fractional port', { upstream: { host: '127.0.0.1', port: 80.5 } }, /port.*1 to 65535/],
+    ['a port as a string', { upstream: { host: '127.0.0.1', port: '80' as never } }, /port.*1 to 65535/],
+    ['upstream as a string', { upstream: '127.0.0.1:80' as never }, /upstream must be \{ host, port \}/],
+    ['no upstream', { upstream: undefined as never }, /upstream must be \{ host, port \}/],
+    ['maxFrameBytes -1', { upstream, maxFrameBytes: -1 }, /maxFrameBytes/],
+    ['maxOpenChannels NaN', { upstream, maxOpenChannels: Number.NaN }, /maxOpenChannels/],
+    ['maxHeldBytes 1.5', { upstream, maxHeldBytes: 1.5 }, /maxHeldBytes/],
+    ["validate 'ful'", { upstream, validate: 'ful' as never }, /validate must be one of/],
+    ["validate 'full' with no endpoint", { upstream, validate: 'full' }, /endpoint/],
+    ['dial not a function', { upstream, dial: 'net.connect' as never }, /dial must be a function/],
+    ['onFault not a function', { upstream, onFault: true as never }, /onFault must be a function/],
+  ];
+  for (const [name, options, message] of bad) {
+    it(name, () => {
+      expect(() => createTcpRelay(options as TcpRelayOptions)).toThrow(message);
+    });
+  }
+
+  it('a good configuration is still taken', async () => {
+    const up = await listen(net.createServer((s) => s.end(Buffer.concat([encodeResponse(1, frame), encodeFinish(1)]))));
+    const port = await listen(
+      createTcpRelay({ upstream: { host: '127.0.0.1', port: up }, maxFrameBytes: 1024, validate: 'full', endpoint: listResources }),
+    );
+    const got = await client(port);
+    expect(got.ended).toBe('end');
+    expect(Buffer.from(got.bytes)).toEqual(Buffer.concat([encodeResponse(1, frame), encodeFinish(1)]));
+  });
+});
