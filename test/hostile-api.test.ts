@@ -7,7 +7,7 @@ import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listResources } from '../src/frame/endpoints.js';
 import { encodeFinish, encodeResponse } from '../src/records/record.js';
-import { createTcpRelay, type TcpRelayOptions } from '../src/relay/tcp.js';
+import { type ConnectionFault, createTcpRelay, type TcpRelayOptions } from '../src/relay/tcp.js';
 import { client } from './support/tcp-client.js';
 
 const frame = listResources.encode({ kind: 'result', result: { resources: [] } });
@@ -57,4 +57,39 @@ describe('createTcpRelay refuses a bad option when it is created, not at its fir
     expect(got.ended).toBe('end');
     expect(Buffer.from(got.bytes)).toEqual(Buffer.concat([encodeResponse(1, frame), encodeFinish(1)]));
   });
+});
+
+describe("createTcpRelay when its dial fails at a client's connection", () => {
+  // A dial that threw, or gave back no socket, threw in the server's
+  // connection handler: an uncaught exception that stopped the process.
+  const dials: [string, () => unknown, Partial<ConnectionFault>][] = [
+    [
+      'a dial that throws',
+      () => {
+        throw new Error('no route');
+      },
+      { reason: 'upstream-error', cause: 'error', message: 'no route' },
+    ],
+    ['a dial that returns a number', () => 42, { reason: 'upstream-error', cause: 'error', message: 'dial must return a net.Socket, not number' }],
+    ['a dial that returns null', () => null, { reason: 'upstream-error', cause: 'error', message: 'dial must return a net.Socket, not null' }],
+  ];
+  for (const [name, dial, fault] of dials) {
+    it(`${name}: the failure is reported, the client reset, and the relay serves the next client`, async () => {
+      const faults: ConnectionFault[] = [];
+      const closes: unknown[] = [];
+      const server = createTcpRelay({
+        upstream: { host: '127.0.0.1', port: 1 },
+        dial: dial as never,
+        onFault: (f) => faults.push(f),
+        onClose: (_id, error) => closes.push(error),
+      });
+      const port = await listen(server);
+      for (let k = 0; k < 2; k++) {
+        const got = await client(port);
+        expect([got.bytes.length, got.ended]).toEqual([0, 'ECONNRESET']);
+      }
+      await expect.poll(() => closes.length).toBe(2);
+      expect(faults).toEqual([expect.objectContaining(fault), expect.objectContaining(fault)]);
+    });
+  }
 });

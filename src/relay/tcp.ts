@@ -233,6 +233,27 @@ function checkUpstream(upstream: unknown): Endpoint {
   return { host, port: port as number };
 }
 
+/**
+ * The upstream connection `dial` opens. A dial that throws, or gives back
+ * no socket, gives a socket that fails at once with that error, so the
+ * connection fails as for any upstream failure (reported, then a reset):
+ * the throw, or the first use of the junk, was in the server's connection
+ * handler, and stopped the process.
+ */
+function dialUpstream(dial: (upstream: Endpoint) => net.Socket, upstream: Endpoint): net.Socket {
+  let error: unknown;
+  try {
+    const socket: unknown = dial(upstream);
+    if (socket instanceof net.Socket) return socket;
+    error = new TypeError(`dial must return a net.Socket, not ${socket === null ? 'null' : typeof socket}`);
+  } catch (thrown) {
+    error = thrown;
+  }
+  const failed = new net.Socket();
+  process.nextTick(() => failed.destroy(error as Error));
+  return failed;
+}
+
 /** The error the upstream socket is destroyed with when the relay gives up on it. */
 class UpstreamGaveUp extends Error {
   override readonly name = 'UpstreamGaveUp';
@@ -311,7 +332,7 @@ export function createTcpRelay(options: TcpRelayOptions): TcpRelay {
       options.onFault?.(fault, id);
     };
     options.onOpen?.(id, remote);
-    const upstream = dial(options.upstream);
+    const upstream = dialUpstream(dial, options.upstream);
     // Records go out as soon as they are validated: Nagle's algorithm would hold small writes back for an ACK.
     client.setNoDelay(true);
     upstream.setNoDelay?.(true);
