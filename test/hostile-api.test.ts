@@ -6,6 +6,9 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listResources } from '../src/frame/endpoints.js';
+import { pipeRelay } from '../src/relay/pipe.js';
+import { createRelay, type RelayOptions } from '../src/relay/relay.js';
+import { PassThrough } from 'node:stream';
 import { encodeFinish, encodeResponse } from '../src/records/record.js';
 import { type ConnectionFault, createTcpRelay, type TcpRelayOptions } from '../src/relay/tcp.js';
 import { client } from './support/tcp-client.js';
@@ -92,4 +95,27 @@ describe("createTcpRelay when its dial fails at a client's connection", () => {
       expect(faults).toEqual([expect.objectContaining(fault), expect.objectContaining(fault)]);
     });
   }
+});
+
+describe('the relay refuses an endpoint or onFault it cannot use when it is created', () => {
+  // Each was taken, and the relay stopped at the first response (or the first
+  // fault) with "not a codec made by defineCodec" or "onFault is not a function".
+  const bad: [string, RelayOptions, RegExp][] = [
+    ["a codec's name for 'full'", { validate: 'full', endpoint: 'resources/list' as never }, /endpoint must be a codec/],
+    ["a hand-made codec for 'full'", { validate: 'full', endpoint: { encode() {}, decode() {} } as never }, /endpoint must be a codec/],
+    ["a codec's name for 'json'", { endpoint: 'resources/list' as never }, /endpoint must be a codec/],
+    ['onFault as true', { onFault: true as never }, /onFault must be a function/],
+    ['onFault as a string', { onFault: 'console.log' as never }, /onFault must be a function/],
+  ];
+  for (const [name, options, message] of bad) {
+    it(`${name}: createRelay and pipeRelay throw`, () => {
+      expect(() => createRelay(options)).toThrow(message);
+      expect(() => pipeRelay(new PassThrough(), new PassThrough(), options)).toThrow(message);
+    });
+  }
+
+  it("a codec, or a function choosing one, is still taken for 'full'", () => {
+    expect(() => createRelay({ validate: 'full', endpoint: listResources })).not.toThrow();
+    expect(() => createRelay({ validate: 'full', endpoint: () => listResources })).not.toThrow();
+  });
 });

@@ -27,7 +27,7 @@ import type { Backend } from '../backend/backend.js';
 import { frameFault } from '../wire/fault.js';
 import { Status } from '../wire/status.js';
 import { defaultBackend } from '../backend/default.js';
-import { type CodecChoice, codecFor, judgeFrame } from '../frame/build.js';
+import { type CodecChoice, codecFor, isCodec, judgeFrame } from '../frame/build.js';
 import { type FrameErrorJSON, frameErrorJSON } from '../frame/frame-error.js';
 import { resolveLimits, type StreamLimits } from '../records/limits.js';
 import { OpenChannels } from '../exchange/open-channels.js';
@@ -318,7 +318,12 @@ export function resolveRelayOptions(options: Omit<RelayOptions, 'onFault'>): { l
   if (!VALIDATION_LEVELS.includes(level)) {
     throw new RangeError(`validate must be one of ${VALIDATION_LEVELS.join(', ')}, not '${String(level)}'`);
   }
-  if (level === 'full' && !options.endpoint) throw new TypeError("validate 'full' needs an endpoint codec to judge results by");
+  const { endpoint } = options;
+  if (level === 'full' && !endpoint) throw new TypeError("validate 'full' needs an endpoint codec to judge results by");
+  // A name or a hand-made object passed here failed only at the first response, and stopped the relay there.
+  if (endpoint !== undefined && typeof endpoint !== 'function' && !isCodec(endpoint)) {
+    throw new TypeError('endpoint must be a codec, or a function choosing one per channel');
+  }
   return { limits, level };
 }
 
@@ -353,6 +358,8 @@ export class RelayState implements RecordSink {
     stats: RelayStats = newStats(),
   ) {
     const { limits, level } = resolveRelayOptions(options);
+    if (options.onFault !== undefined && typeof options.onFault !== 'function')
+      throw new TypeError(`onFault must be a function, not ${typeof options.onFault}`);
     this.level = level;
     this.stats = stats;
     this.open = new OpenChannels(limits.maxOpenChannels, limits.maxHeldBytes);
