@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { listResources } from '../src/frame/endpoints.js';
 import { pipeRelay } from '../src/relay/pipe.js';
 import { createRelay, type RelayOptions } from '../src/relay/relay.js';
+import { createEncoderStream, type EncoderStreamOptions } from '../src/streams/encoder-stream.js';
 import { PassThrough } from 'node:stream';
 import { encodeFinish, encodeResponse } from '../src/records/record.js';
 import { type ConnectionFault, createTcpRelay, type TcpRelayOptions } from '../src/relay/tcp.js';
@@ -117,5 +118,27 @@ describe('the relay refuses an endpoint or onFault it cannot use when it is crea
   it("a codec, or a function choosing one, is still taken for 'full'", () => {
     expect(() => createRelay({ validate: 'full', endpoint: listResources })).not.toThrow();
     expect(() => createRelay({ validate: 'full', endpoint: () => listResources })).not.toThrow();
+  });
+});
+
+describe('createEncoderStream refuses a bad option when it is made', () => {
+  // Infinity and '10' were taken (a queue with no bound; a string read as a
+  // number), and an endpoint that is no codec failed at the first frame.
+  const bad: [string, EncoderStreamOptions<unknown>, RegExp][] = [
+    ['highWaterMark Infinity', { highWaterMark: Number.POSITIVE_INFINITY }, /highWaterMark must be a finite number of bytes/],
+    ["highWaterMark '10'", { highWaterMark: '10' as never }, /highWaterMark must be a finite number of bytes/],
+    ['highWaterMark NaN', { highWaterMark: Number.NaN }, /highWaterMark must be a finite number of bytes/],
+    ['highWaterMark -1', { highWaterMark: -1 }, /highWaterMark must be a finite number of bytes/],
+    ['an endpoint given by its name', { endpoint: 'resources/list' as never }, /endpoint must be a codec/],
+  ];
+  for (const [name, options, message] of bad) {
+    it(name, () => {
+      expect(() => createEncoderStream(options)).toThrow(message);
+    });
+  }
+
+  it('good options are still taken', () => {
+    expect(() => createEncoderStream({ highWaterMark: 0, endpoint: listResources })).not.toThrow();
+    expect(() => createEncoderStream({ endpoint: () => listResources })).not.toThrow();
   });
 });

@@ -26,7 +26,7 @@
 // throw from transform() does, discarded the records it had accepted and
 // left the open channels without their finishes.
 
-import { type CodecChoice, codecFor } from '../frame/build.js';
+import { type CodecChoice, codecFor, isCodec } from '../frame/build.js';
 import type { Frame } from '../frame/frame.js';
 import { asBytes, encodeFinish, encodeResponse, encodeResponseHeader } from '../records/record.js';
 
@@ -46,6 +46,15 @@ export interface EncoderStreamOptions<R> {
 
 export function createEncoderStream<R = unknown>(options: EncoderStreamOptions<R> = {}): TransformStream<ChannelMessage<R>, Uint8Array> {
   const { endpoint } = options;
+  // Checked here, as createRelay checks its own: Infinity or '10' was taken
+  // (a queue with no bound, a string the stream read as a number), and an
+  // endpoint that is no codec failed only at the first frame message.
+  const highWaterMark = options.highWaterMark ?? 1 << 20;
+  if (typeof highWaterMark !== 'number' || !(highWaterMark >= 0) || !Number.isFinite(highWaterMark))
+    throw new RangeError(`highWaterMark must be a finite number of bytes, not ${String(highWaterMark)}`);
+  if (endpoint !== undefined && typeof endpoint !== 'function' && !isCodec(endpoint)) {
+    throw new TypeError('endpoint must be a codec, or a function choosing one per channel');
+  }
   /** Channels with a response written and no finish yet. */
   const open = new Set<number>();
   return new TransformStream<ChannelMessage<R>, Uint8Array>(
@@ -90,6 +99,6 @@ export function createEncoderStream<R = unknown>(options: EncoderStreamOptions<R
       },
     },
     { highWaterMark: 1 },
-    { highWaterMark: options.highWaterMark ?? 1 << 20, size: (chunk) => chunk.byteLength },
+    { highWaterMark, size: (chunk) => chunk.byteLength },
   );
 }
