@@ -10,6 +10,7 @@ import { pipeRelay } from '../src/relay/pipe.js';
 import { createRelay, type RelayOptions } from '../src/relay/relay.js';
 import { createEncoderStream, type EncoderStreamOptions } from '../src/streams/encoder-stream.js';
 import { PassThrough } from 'node:stream';
+import { decodeStream } from '../src/exchange/decoder.js';
 import { encodeFinish, encodeResponse } from '../src/records/record.js';
 import { type ConnectionFault, createTcpRelay, type TcpRelayOptions } from '../src/relay/tcp.js';
 import { client } from './support/tcp-client.js';
@@ -141,4 +142,40 @@ describe('createEncoderStream refuses a bad option when it is made', () => {
     expect(() => createEncoderStream({ highWaterMark: 0, endpoint: listResources })).not.toThrow();
     expect(() => createEncoderStream({ endpoint: () => listResources })).not.toThrow();
   });
+});
+
+describe('the encoder stream, when a message cannot be written', () => {
+  // A bad channel id, a payload that is not bytes, or a message that is none
+  // of the three errored the stream: the records it held were discarded and
+  // the channels still open never got their finishes, as a frame that cannot
+  // be encoded already did not (the readable errored, channel 1 hanging).
+  const bad: [string, unknown, RegExp][] = [
+    ['a finish on channel -1', { channel: -1, finish: true }, /channel id -1/],
+    ['a payload on channel 2^32', { channel: 2 ** 32, payload: new Uint8Array(0) }, /channel id 4294967296/],
+    ['a frame on channel 1.5', { channel: 1.5, frame: { kind: 'result', result: { resources: [] } } }, /channel id 1.5/],
+    ["a finish on channel '2'", { channel: '2', finish: true }, /channel id 2 is not/],
+    ['a payload that is a string', { channel: 2, payload: 'abc' }, /payload is bytes/],
+    ['a message with nothing to write', { channel: 2 }, /a frame, a payload, or finish/],
+    ['null', null, TypeError as never],
+  ];
+  for (const [name, message, error] of bad) {
+    it(`${name}: what was written, then a finish for each open channel; the write rejects`, async () => {
+      const stream = createEncoderStream({ endpoint: listResources });
+      const writer = stream.writable.getWriter();
+      const out: Uint8Array[] = [];
+      const reading = (async () => {
+        for await (const chunk of stream.readable) out.push(chunk);
+      })();
+      await writer.write({ channel: 1, payload: frame });
+      await writer.write({ channel: 3, frame: { kind: 'result', result: { resources: [] } } });
+      await expect(writer.write(message as never)).rejects.toThrow(error);
+      await reading;
+      const events = decodeStream(Buffer.concat(out), { endpoint: listResources });
+      expect(events).toEqual([
+        { channel: 1, outcome: 'result', result: { resources: [] } },
+        { channel: 3, outcome: 'result', result: { resources: [] } },
+        { end: 'ok' },
+      ]);
+    });
+  }
 });
