@@ -8,9 +8,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { listResources } from '../src/frame/endpoints.js';
 import { pipeRelay } from '../src/relay/pipe.js';
 import { createRelay, type RelayOptions } from '../src/relay/relay.js';
+import { createDecoderStream } from '../src/streams/decoder-stream.js';
 import { createEncoderStream, type EncoderStreamOptions } from '../src/streams/encoder-stream.js';
+import { readOutcomes } from '../src/streams/iterate.js';
 import { PassThrough } from 'node:stream';
-import { decodeStream } from '../src/exchange/decoder.js';
+import { decodeStream, StreamDecoder } from '../src/exchange/decoder.js';
 import { encodeFinish, encodeResponse } from '../src/records/record.js';
 import { type ConnectionFault, createTcpRelay, type TcpRelayOptions } from '../src/relay/tcp.js';
 import { client } from './support/tcp-client.js';
@@ -176,6 +178,19 @@ describe('the encoder stream, when a message cannot be written', () => {
         { channel: 3, outcome: 'result', result: { resources: [] } },
         { end: 'ok' },
       ]);
+    });
+  }
+});
+
+describe('the stream decoder refuses an onRecord that is no function when it is made', () => {
+  // It was taken, and the decoder broke at the first record ("onRecord is not a function").
+  for (const onRecord of [true, 'console.log', {}]) {
+    it(`onRecord ${JSON.stringify(onRecord)}`, async () => {
+      const options = { endpoint: listResources, onRecord: onRecord as never };
+      expect(() => new StreamDecoder(options)).toThrow(/onRecord must be a function/);
+      expect(() => createDecoderStream(options)).toThrow(/onRecord must be a function/);
+      expect(() => decodeStream(new Uint8Array(0), options)).toThrow(/onRecord must be a function/);
+      await expect(readOutcomes([], options).next()).rejects.toThrow(/onRecord must be a function/);
     });
   }
 });

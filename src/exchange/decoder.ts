@@ -49,6 +49,10 @@ export class StreamDecoder<R = unknown> {
     if (typeof endpoint !== 'function' && !isCodec(endpoint)) {
       throw new TypeError('endpoint must be a codec, or a function choosing one per channel');
     }
+    // One that is no function broke the decoder at the first record, with "onRecord is not a function".
+    if (options.onRecord !== undefined && typeof options.onRecord !== 'function') {
+      throw new TypeError(`onRecord must be a function, not ${typeof options.onRecord}`);
+    }
     this.backend = options.backend ?? defaultBackend();
     this.sequence = new ChannelSequence<R>(options.endpoint, this.backend, limits, (o) => this.events.push(o), options.onRecord);
     this.reader = this.backend.createReader({ maxFrameBytes: limits.maxFrameBytes }, this.sequence);
