@@ -15,7 +15,7 @@ import { PassThrough } from 'node:stream';
 import { decodeStream, StreamDecoder } from '../src/exchange/decoder.js';
 import { encodeFinish, encodeResponse } from '../src/records/record.js';
 import { type ConnectionFault, createTcpRelay, type TcpRelayOptions } from '../src/relay/tcp.js';
-import { client } from './support/tcp-client.js';
+import { client, connectClient } from './support/tcp-client.js';
 
 const frame = listResources.encode({ kind: 'result', result: { resources: [] } });
 
@@ -193,4 +193,95 @@ describe('the stream decoder refuses an onRecord that is no function when it is 
       await expect(readOutcomes([], options).next()).rejects.toThrow(/onRecord must be a function/);
     });
   }
+});
+
+describe("the TCP relay when a callback of the caller's throws", () => {
+  // Each throw escaped into the server's connection handler, a socket's
+  // 'error' event or the connection's last promise: an uncaught exception or
+  // an unhandled rejection, either of which stops the process (vitest fails
+  // the run on them), and drain() never resolved after an onClose threw.
+  async function deadPort(): Promise<number> {
+    const s = net.createServer();
+    await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+    const port = (s.address() as net.AddressInfo).port;
+    await new Promise((resolve) => s.close(resolve));
+    return port;
+  }
+
+  it('onOpen: the client is reset, no upstream is dialed, onClose gets the throw, the next client is served', async () => {
+    let dialed = 0;
+    const closes: unknown[] = [];
+    const server = createTcpRelay({
+      upstream: { host: '127.0.0.1', port: 1 },
+      dial: () => {
+        dialed++;
+        return new net.Socket();
+      },
+      onOpen: () => {
+        throw new Error('onOpen threw');
+      },
+      onClose: (_id, error) => closes.push(error),
+    });
+    const port = await listen(server);
+    for (let k = 0; k < 2; k++) expect((await client(port)).ended).toBe('ECONNRESET');
+    await expect.poll(() => closes.length).toBe(2);
+    expect(closes).toEqual([new Error('onOpen threw'), new Error('onOpen threw')]);
+    expect(dialed).toBe(0);
+  });
+
+  it('onFault, on an upstream error the relay reports itself: the client is reset, onClose gets the throw', async () => {
+    const closes: unknown[] = [];
+    const server = createTcpRelay({
+      upstream: { host: '127.0.0.1', port: await deadPort() },
+      onFault: () => {
+        throw new Error('onFault threw');
+      },
+      onClose: (_id, error) => closes.push(error),
+    });
+    const port = await listen(server);
+    for (let k = 0; k < 2; k++) expect((await client(port)).ended).toBe('ECONNRESET');
+    await expect.poll(() => closes.length).toBe(2);
+    expect(closes).toEqual([new Error('onFault threw'), new Error('onFault threw')]);
+  });
+
+  it('onFault, on a connect timeout: the client is reset', async () => {
+    const closes: unknown[] = [];
+    const server = createTcpRelay({
+      upstream: { host: '127.0.0.1', port: 1 },
+      connectTimeout: 50,
+      dial: () => new net.Socket(),
+      onFault: () => {
+        throw new Error('onFault threw');
+      },
+      onClose: (_id, error) => closes.push(error),
+    });
+    const port = await listen(server);
+    expect((await client(port)).ended).toBe('ECONNRESET');
+    await expect.poll(() => closes.length).toBe(1);
+    expect(closes).toEqual([new Error('onFault threw')]);
+  });
+
+  it('onClose: a drain begun while the connection was open still resolves', async () => {
+    const up = await listen(
+      net.createServer((s) => {
+        s.write(encodeResponse(1, frame));
+        setTimeout(() => s.end(encodeFinish(1)), 100);
+      }),
+    );
+    let closed = 0;
+    const server = createTcpRelay({
+      upstream: { host: '127.0.0.1', port: up },
+      onClose: () => {
+        closed++;
+        throw new Error('onClose threw');
+      },
+    });
+    const port = await listen(server);
+    const got = connectClient(port);
+    await expect.poll(() => server.stats.connectionsOpen).toBe(1);
+    const drained = server.drain(1000);
+    expect((await got.done).ended).toBe('end');
+    expect(await drained).toEqual({ connections: 1, cut: 0 });
+    expect(closed).toBe(1);
+  });
 });

@@ -249,6 +249,11 @@ function dialUpstream(dial: (upstream: Endpoint) => net.Socket, upstream: Endpoi
   } catch (thrown) {
     error = thrown;
   }
+  return failingSocket(error);
+}
+
+/** A socket that fails at once with `error`: the connection then ends as for an upstream failure, after the finishes, with a reset. */
+function failingSocket(error: unknown): net.Socket {
   const failed = new net.Socket();
   process.nextTick(() => failed.destroy(error as Error));
   return failed;
@@ -331,8 +336,17 @@ export function createTcpRelay(options: TcpRelayOptions): TcpRelay {
       else if (fault.reason === 'upstream-timeout') faults.upstream[`${fault.phase}-timeout`] = (faults.upstream[`${fault.phase}-timeout`] ?? 0) + 1;
       options.onFault?.(fault, id);
     };
-    options.onOpen?.(id, remote);
-    const upstream = dialUpstream(dial, options.upstream);
+    // A callback of the caller's that throws ends its connection (finishes,
+    // then a reset, the throw given to onClose), as an onFault that throws
+    // in the relay does; thrown in this handler, a timer or an event, it
+    // stopped the process. An onOpen that throws: no upstream is dialed.
+    let openThrew: { error: unknown } | null = null;
+    try {
+      options.onOpen?.(id, remote);
+    } catch (error) {
+      openThrew = { error };
+    }
+    const upstream = openThrew ? failingSocket(openThrew.error) : dialUpstream(dial, options.upstream);
     // Records go out as soon as they are validated: Nagle's algorithm would hold small writes back for an ACK.
     client.setNoDelay(true);
     upstream.setNoDelay?.(true);
@@ -356,13 +370,22 @@ export function createTcpRelay(options: TcpRelayOptions): TcpRelay {
     const piped = pipeRelay(upstream, client, { ...options, onFault: report }, touch);
 
     /** Upstream failed (the first failure wins): reported, then the relay finishes the open channels. */
-    let failed = false;
+    let failed = openThrew !== null;
     let drained = false;
     function fail(fault: UpstreamFault | DrainFault): void {
       if (failed) return;
       failed = true;
-      report(fault);
-      piped.abort(new UpstreamGaveUp(fault.reason));
+      const thrown = reportOwn(fault);
+      piped.abort(thrown ? thrown.error : new UpstreamGaveUp(fault.reason));
+    }
+    /** Reports a fault of the TCP relay's own; what onFault throws is returned, to end the connection with. */
+    function reportOwn(fault: UpstreamFault | DrainFault): { error: unknown } | null {
+      try {
+        report(fault);
+        return null;
+      } catch (error) {
+        return { error };
+      }
     }
 
     let relaying = true;
@@ -392,7 +415,8 @@ export function createTcpRelay(options: TcpRelayOptions): TcpRelay {
       if (!(error instanceof UpstreamGaveUp)) {
         if (failed) return;
         failed = true;
-        report(upstreamError(error));
+        const thrown = reportOwn(upstreamError(error));
+        if (thrown) piped.abort(thrown.error);
       }
     });
 
@@ -421,17 +445,21 @@ export function createTcpRelay(options: TcpRelayOptions): TcpRelay {
       addBuckets(closedBuckets, stats.validationBuckets);
       const outcome: ConnectionEnd =
         end.end === 'output-error' ? 'client-gone' : drained ? 'drained' : end.end === 'ended' && !failed ? 'ended' : 'failed';
-      options.onClose?.(id, error, {
-        connection: id,
-        remote,
-        end: outcome,
-        durationMs: Math.round((performance.now() - opened) * 1000) / 1000,
-        bytesIn: stats.bytesIn,
-        bytesOut: stats.bytesOut,
-        recordsIn: stats.responsesIn + stats.finishesIn,
-        recordsOut: stats.responsesOut + stats.finishesOut,
-        faults: faultCount,
-      });
+      try {
+        options.onClose?.(id, error, {
+          connection: id,
+          remote,
+          end: outcome,
+          durationMs: Math.round((performance.now() - opened) * 1000) / 1000,
+          bytesIn: stats.bytesIn,
+          bytesOut: stats.bytesOut,
+          recordsIn: stats.responsesIn + stats.finishesIn,
+          recordsOut: stats.responsesOut + stats.finishesOut,
+          faults: faultCount,
+        });
+      } catch {
+        // The connection is over; a throw here had no caller (an unhandled rejection) and kept drain() from resolving.
+      }
       if (live.size === 0) whenEmpty?.();
     });
   }) as TcpRelay;
