@@ -285,3 +285,19 @@ describe("the TCP relay when a callback of the caller's throws", () => {
     expect(closed).toBe(1);
   });
 });
+
+describe('a backend given per call is checked where it is given, as setDefaultBackend checks its own', () => {
+  // A name or an object that is no backend was taken, and every decode then threw
+  // "backend.verifyFrame is not a function" (or the decoder, "createReader is not a function").
+  for (const backend of ['wasm', {}, 42]) {
+    it(`backend ${JSON.stringify(backend)}`, () => {
+      expect(() => listResources.withBackend(backend as never)).toThrow(/withBackend takes a backend/);
+      expect(() => new StreamDecoder({ endpoint: listResources, backend: backend as never })).toThrow(/the backend option takes a backend/);
+      expect(() => createRelay({ backend: backend as never })).toThrow(/the backend option takes a backend/);
+      expect(() => pipeRelay(new PassThrough(), new PassThrough(), { backend: backend as never })).toThrow(/the backend option takes a backend/);
+      expect(() => createTcpRelay({ upstream: { host: '127.0.0.1', port: 1 }, backend: backend as never })).toThrow(
+        /the backend option takes a backend/,
+      );
+    });
+  }
+});

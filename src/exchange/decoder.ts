@@ -16,7 +16,7 @@
 // stream 'ok') would be false.
 
 import type { Backend } from '../backend/backend.js';
-import { defaultBackend } from '../backend/default.js';
+import { checkBackend, defaultBackend } from '../backend/default.js';
 import { resolveLimits, type StreamLimits } from '../records/limits.js';
 import type { RecordReader } from '../records/reader.js';
 import type { RecordFault } from '../records/record-error.js';
@@ -53,7 +53,7 @@ export class StreamDecoder<R = unknown> {
     if (options.onRecord !== undefined && typeof options.onRecord !== 'function') {
       throw new TypeError(`onRecord must be a function, not ${typeof options.onRecord}`);
     }
-    this.backend = options.backend ?? defaultBackend();
+    this.backend = options.backend == null ? defaultBackend() : checkBackend(options.backend, 'the backend option');
     this.sequence = new ChannelSequence<R>(options.endpoint, this.backend, limits, (o) => this.events.push(o), options.onRecord);
     this.reader = this.backend.createReader({ maxFrameBytes: limits.maxFrameBytes }, this.sequence);
   }

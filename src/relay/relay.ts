@@ -26,7 +26,7 @@
 import type { Backend } from '../backend/backend.js';
 import { frameFault } from '../wire/fault.js';
 import { Status } from '../wire/status.js';
-import { defaultBackend } from '../backend/default.js';
+import { checkBackend, defaultBackend } from '../backend/default.js';
 import { type CodecChoice, codecFor, isCodec, judgeFrame } from '../frame/build.js';
 import { type FrameErrorJSON, frameErrorJSON } from '../frame/frame-error.js';
 import { resolveLimits, type StreamLimits } from '../records/limits.js';
@@ -324,6 +324,7 @@ export function resolveRelayOptions(options: Omit<RelayOptions, 'onFault'>): { l
   if (endpoint !== undefined && typeof endpoint !== 'function' && !isCodec(endpoint)) {
     throw new TypeError('endpoint must be a codec, or a function choosing one per channel');
   }
+  if (options.backend != null) checkBackend(options.backend, 'the backend option');
   return { limits, level };
 }
 
