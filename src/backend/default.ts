@@ -37,12 +37,18 @@ function isBackend(x: unknown): x is Backend {
   );
 }
 
-/** Sets the default backend. Entry points call this once, at load. A TypeError when `backend` is not one. */
-export function setDefaultBackend(backend: Backend): void {
+/** `backend`, or a TypeError naming `where` it was given when it is not one. */
+export function checkBackend(backend: unknown, where: string): Backend {
   if (!isBackend(backend)) {
     const given = typeof backend === 'string' ? `the string '${backend}'` : backend === null ? 'null' : typeof backend;
-    throw new TypeError(`setDefaultBackend takes a backend (loadBackend('wasm') gives one), not ${given}`);
+    throw new TypeError(`${where} takes a backend (loadBackend('wasm') gives one), not ${given}`);
   }
+  return backend;
+}
+
+/** Sets the default backend. Entry points call this once, at load. A TypeError when `backend` is not one. */
+export function setDefaultBackend(backend: Backend): void {
+  checkBackend(backend, 'setDefaultBackend');
   chosen = backend;
   for (const watch of watchers) watch(backend);
 }

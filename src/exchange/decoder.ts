@@ -16,7 +16,7 @@
 // stream 'ok') would be false.
 
 import type { Backend } from '../backend/backend.js';
-import { defaultBackend } from '../backend/default.js';
+import { checkBackend, defaultBackend } from '../backend/default.js';
 import { resolveLimits, type StreamLimits } from '../records/limits.js';
 import type { RecordReader } from '../records/reader.js';
 import type { RecordFault } from '../records/record-error.js';
@@ -49,7 +49,11 @@ export class StreamDecoder<R = unknown> {
     if (typeof endpoint !== 'function' && !isCodec(endpoint)) {
       throw new TypeError('endpoint must be a codec, or a function choosing one per channel');
     }
-    this.backend = options.backend ?? defaultBackend();
+    // One that is no function broke the decoder at the first record, with "onRecord is not a function".
+    if (options.onRecord !== undefined && typeof options.onRecord !== 'function') {
+      throw new TypeError(`onRecord must be a function, not ${typeof options.onRecord}`);
+    }
+    this.backend = options.backend == null ? defaultBackend() : checkBackend(options.backend, 'the backend option');
     this.sequence = new ChannelSequence<R>(options.endpoint, this.backend, limits, (o) => this.events.push(o), options.onRecord);
     this.reader = this.backend.createReader({ maxFrameBytes: limits.maxFrameBytes }, this.sequence);
   }

@@ -16,7 +16,7 @@
 
 import { type Backend, SCREENED } from '../backend/backend.js';
 import type { Fault } from '../wire/fault.js';
-import { defaultBackend } from '../backend/default.js';
+import { checkBackend, defaultBackend } from '../backend/default.js';
 import { locate } from '../contract/locate.js';
 import { acceptsBytes, judgeBytes, numberFrom, SMALL } from '../contract/judge-bytes.js';
 import {
@@ -263,7 +263,8 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
       const fault = use().verifyFrame(payload);
       return fault ? toFrameError(fault, payload) : null;
     },
-    withBackend: (other) => defineCodec<R>(spec, other),
+    // Checked here, as setDefaultBackend checks: a name ('wasm') was taken, and every decode then threw.
+    withBackend: (other) => defineCodec<R>(spec, checkBackend(other, 'withBackend')),
   };
   registerBuild(codec, (payload, fault) => build(payload, fault), judgeOnly);
   return codec;

@@ -26,7 +26,8 @@ function writeHeader(out: Uint8Array, kind: number, channel: number, length: num
   out[8] = length >>> 24;
 }
 
-function checkChannel(channel: number): void {
+/** Throws a RangeError unless `channel` is an unsigned 32-bit integer. */
+export function checkChannel(channel: number): void {
   if (!Number.isInteger(channel) || channel < 0 || channel > U32_MAX) {
     throw new RangeError(`channel id ${channel} is not an unsigned 32-bit integer`);
   }

@@ -26,8 +26,8 @@
 import type { Backend } from '../backend/backend.js';
 import { frameFault } from '../wire/fault.js';
 import { Status } from '../wire/status.js';
-import { defaultBackend } from '../backend/default.js';
-import { type CodecChoice, codecFor, judgeFrame } from '../frame/build.js';
+import { checkBackend, defaultBackend } from '../backend/default.js';
+import { type CodecChoice, codecFor, isCodec, judgeFrame } from '../frame/build.js';
 import { type FrameErrorJSON, frameErrorJSON } from '../frame/frame-error.js';
 import { resolveLimits, type StreamLimits } from '../records/limits.js';
 import { OpenChannels } from '../exchange/open-channels.js';
@@ -306,6 +306,28 @@ class CutRecord {
   }
 }
 
+/**
+ * The relay's limits and level with defaults filled in: a RangeError for a
+ * value out of range. Checked where the options are given (the TCP relay
+ * checks them when it is created, not at its first connection, where a
+ * throw would stop its process).
+ */
+export function resolveRelayOptions(options: Omit<RelayOptions, 'onFault'>): { limits: Required<StreamLimits>; level: ValidationLevel } {
+  const limits = resolveLimits(options);
+  const level = options.validate ?? 'json';
+  if (!VALIDATION_LEVELS.includes(level)) {
+    throw new RangeError(`validate must be one of ${VALIDATION_LEVELS.join(', ')}, not '${String(level)}'`);
+  }
+  const { endpoint } = options;
+  if (level === 'full' && !endpoint) throw new TypeError("validate 'full' needs an endpoint codec to judge results by");
+  // A name or a hand-made object passed here failed only at the first response, and stopped the relay there.
+  if (endpoint !== undefined && typeof endpoint !== 'function' && !isCodec(endpoint)) {
+    throw new TypeError('endpoint must be a codec, or a function choosing one per channel');
+  }
+  if (options.backend != null) checkBackend(options.backend, 'the backend option');
+  return { limits, level };
+}
+
 /** The relay's state machine, apart from the streams around it. */
 export class RelayState implements RecordSink {
   readonly stats: RelayStats;
@@ -336,12 +358,10 @@ export class RelayState implements RecordSink {
     forward: (bytes: Uint8Array) => void,
     stats: RelayStats = newStats(),
   ) {
-    const limits = resolveLimits(options);
-    this.level = options.validate ?? 'json';
-    if (!VALIDATION_LEVELS.includes(this.level)) {
-      throw new RangeError(`validate must be one of ${VALIDATION_LEVELS.join(', ')}, not '${String(this.level)}'`);
-    }
-    if (this.level === 'full' && !options.endpoint) throw new TypeError("validate 'full' needs an endpoint codec to judge results by");
+    const { limits, level } = resolveRelayOptions(options);
+    if (options.onFault !== undefined && typeof options.onFault !== 'function')
+      throw new TypeError(`onFault must be a function, not ${typeof options.onFault}`);
+    this.level = level;
     this.stats = stats;
     this.open = new OpenChannels(limits.maxOpenChannels, limits.maxHeldBytes);
     this.out = new Gatherer(forward, stats);

@@ -58,7 +58,7 @@ import net from 'node:net';
 import { type Endpoint, parseEndpoint } from './endpoint.js';
 import type { RelayFault } from './fault.js';
 import { pipeRelay } from './pipe.js';
-import type { RelayOptions, RelayStats } from './relay.js';
+import { type RelayOptions, type RelayStats, resolveRelayOptions } from './relay.js';
 
 /** Why an upstream connection failed, as its error code says. */
 export type UpstreamCause = 'refused' | 'reset' | 'unreachable' | 'dns' | 'timeout' | 'error';
@@ -223,6 +223,42 @@ function checkTimeout(name: string, ms: number): number {
   return ms;
 }
 
+/** `upstream` as an Endpoint to connect to: a RangeError naming what is wrong with it (net.connect would throw it at the first client). */
+function checkUpstream(upstream: unknown): Endpoint {
+  const { host, port } = (upstream ?? {}) as Partial<Endpoint>;
+  if (typeof host !== 'string' || host === '')
+    throw new TypeError(`upstream must be { host, port } with host a name or an address, not ${JSON.stringify(upstream)}`);
+  if (!Number.isInteger(port) || (port as number) < 1 || (port as number) > 65535)
+    throw new RangeError(`upstream's port must be an integer from 1 to 65535, not ${String(port)}`);
+  return { host, port: port as number };
+}
+
+/**
+ * The upstream connection `dial` opens. A dial that throws, or gives back
+ * no socket, gives a socket that fails at once with that error, so the
+ * connection fails as for any upstream failure (reported, then a reset):
+ * the throw, or the first use of the junk, was in the server's connection
+ * handler, and stopped the process.
+ */
+function dialUpstream(dial: (upstream: Endpoint) => net.Socket, upstream: Endpoint): net.Socket {
+  let error: unknown;
+  try {
+    const socket: unknown = dial(upstream);
+    if (socket instanceof net.Socket) return socket;
+    error = new TypeError(`dial must return a net.Socket, not ${socket === null ? 'null' : typeof socket}`);
+  } catch (thrown) {
+    error = thrown;
+  }
+  return failingSocket(error);
+}
+
+/** A socket that fails at once with `error`: the connection then ends as for an upstream failure, after the finishes, with a reset. */
+function failingSocket(error: unknown): net.Socket {
+  const failed = new net.Socket();
+  process.nextTick(() => failed.destroy(error as Error));
+  return failed;
+}
+
 /** The error the upstream socket is destroyed with when the relay gives up on it. */
 class UpstreamGaveUp extends Error {
   override readonly name = 'UpstreamGaveUp';
@@ -261,6 +297,14 @@ interface Live {
 
 /** A TCP server relaying each client to its own upstream connection. Call listen() on it. */
 export function createTcpRelay(options: TcpRelayOptions): TcpRelay {
+  // Every option is checked here: a bad one found at a client's connection
+  // threw in the server's connection handler, which stopped the process.
+  checkUpstream(options.upstream);
+  resolveRelayOptions(options);
+  for (const name of ['dial', 'onFault', 'onOpen', 'onClose'] as const) {
+    if (options[name] !== undefined && typeof options[name] !== 'function')
+      throw new TypeError(`${name} must be a function, not ${typeof options[name]}`);
+  }
   const connectTimeout = checkTimeout('connectTimeout', options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT_MS);
   const idleTimeout = checkTimeout('idleTimeout', options.idleTimeout ?? DEFAULT_IDLE_TIMEOUT_MS);
   const dial = options.dial ?? ((upstream: Endpoint) => net.connect(upstream));
@@ -292,8 +336,17 @@ export function createTcpRelay(options: TcpRelayOptions): TcpRelay {
       else if (fault.reason === 'upstream-timeout') faults.upstream[`${fault.phase}-timeout`] = (faults.upstream[`${fault.phase}-timeout`] ?? 0) + 1;
       options.onFault?.(fault, id);
     };
-    options.onOpen?.(id, remote);
-    const upstream = dial(options.upstream);
+    // A callback of the caller's that throws ends its connection (finishes,
+    // then a reset, the throw given to onClose), as an onFault that throws
+    // in the relay does; thrown in this handler, a timer or an event, it
+    // stopped the process. An onOpen that throws: no upstream is dialed.
+    let openThrew: { error: unknown } | null = null;
+    try {
+      options.onOpen?.(id, remote);
+    } catch (error) {
+      openThrew = { error };
+    }
+    const upstream = openThrew ? failingSocket(openThrew.error) : dialUpstream(dial, options.upstream);
     // Records go out as soon as they are validated: Nagle's algorithm would hold small writes back for an ACK.
     client.setNoDelay(true);
     upstream.setNoDelay?.(true);
@@ -317,13 +370,22 @@ export function createTcpRelay(options: TcpRelayOptions): TcpRelay {
     const piped = pipeRelay(upstream, client, { ...options, onFault: report }, touch);
 
     /** Upstream failed (the first failure wins): reported, then the relay finishes the open channels. */
-    let failed = false;
+    let failed = openThrew !== null;
     let drained = false;
     function fail(fault: UpstreamFault | DrainFault): void {
       if (failed) return;
       failed = true;
-      report(fault);
-      piped.abort(new UpstreamGaveUp(fault.reason));
+      const thrown = reportOwn(fault);
+      piped.abort(thrown ? thrown.error : new UpstreamGaveUp(fault.reason));
+    }
+    /** Reports a fault of the TCP relay's own; what onFault throws is returned, to end the connection with. */
+    function reportOwn(fault: UpstreamFault | DrainFault): { error: unknown } | null {
+      try {
+        report(fault);
+        return null;
+      } catch (error) {
+        return { error };
+      }
     }
 
     let relaying = true;
@@ -353,7 +415,8 @@ export function createTcpRelay(options: TcpRelayOptions): TcpRelay {
       if (!(error instanceof UpstreamGaveUp)) {
         if (failed) return;
         failed = true;
-        report(upstreamError(error));
+        const thrown = reportOwn(upstreamError(error));
+        if (thrown) piped.abort(thrown.error);
       }
     });
 
@@ -382,17 +445,21 @@ export function createTcpRelay(options: TcpRelayOptions): TcpRelay {
       addBuckets(closedBuckets, stats.validationBuckets);
       const outcome: ConnectionEnd =
         end.end === 'output-error' ? 'client-gone' : drained ? 'drained' : end.end === 'ended' && !failed ? 'ended' : 'failed';
-      options.onClose?.(id, error, {
-        connection: id,
-        remote,
-        end: outcome,
-        durationMs: Math.round((performance.now() - opened) * 1000) / 1000,
-        bytesIn: stats.bytesIn,
-        bytesOut: stats.bytesOut,
-        recordsIn: stats.responsesIn + stats.finishesIn,
-        recordsOut: stats.responsesOut + stats.finishesOut,
-        faults: faultCount,
-      });
+      try {
+        options.onClose?.(id, error, {
+          connection: id,
+          remote,
+          end: outcome,
+          durationMs: Math.round((performance.now() - opened) * 1000) / 1000,
+          bytesIn: stats.bytesIn,
+          bytesOut: stats.bytesOut,
+          recordsIn: stats.responsesIn + stats.finishesIn,
+          recordsOut: stats.responsesOut + stats.finishesOut,
+          faults: faultCount,
+        });
+      } catch {
+        // The connection is over; a throw here had no caller (an unhandled rejection) and kept drain() from resolving.
+      }
       if (live.size === 0) whenEmpty?.();
     });
   }) as TcpRelay;
