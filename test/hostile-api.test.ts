@@ -114,7 +114,14 @@ describe('the relay refuses an endpoint or onFault it cannot use when it is crea
   for (const [name, options, message] of bad) {
     it(`${name}: createRelay and pipeRelay throw`, () => {
       expect(() => createRelay(options)).toThrow(message);
-      expect(() => pipeRelay(new PassThrough(), new PassThrough(), options)).toThrow(message);
+      // Refused before anything is attached: no listener is left on either stream.
+      const input = new PassThrough();
+      const output = new PassThrough();
+      const events = ['data', 'end', 'error', 'close', 'drain', 'finish'];
+      const count = (s: PassThrough) => events.reduce((n, e) => n + s.listenerCount(e), 0);
+      const before = [count(input), count(output)];
+      expect(() => pipeRelay(input, output, options)).toThrow(message);
+      expect([count(input), count(output)]).toEqual(before);
     });
   }
 

@@ -71,13 +71,14 @@ export function pipeRelay(input: Readable, output: Writable, options: RelayOptio
   });
   let finished = false;
   let full = false;
-  const watch = watchSink(output);
+  // The relay first: it refuses bad options, and nothing is attached to the output before it has.
   const state = new RelayState(options, options.backend ?? defaultBackend(), (bytes) => {
     const stats = state.stats;
     stats.chunksOut++;
     stats.bytesOut += bytes.length;
     if (!output.write(bytes)) full = true;
   });
+  const watch = watchSink(output);
 
   const finish = (end: PipeEnd) => {
     if (finished) return;

@@ -223,7 +223,7 @@ function checkTimeout(name: string, ms: number): number {
   return ms;
 }
 
-/** `upstream` as an Endpoint to connect to: a RangeError naming what is wrong with it (net.connect would throw it at the first client). */
+/** `upstream` as an Endpoint to connect to: a TypeError for no host, a RangeError for a port out of range (net.connect would throw at the first client). */
 function checkUpstream(upstream: unknown): Endpoint {
   const { host, port } = (upstream ?? {}) as Partial<Endpoint>;
   if (typeof host !== 'string' || host === '')
