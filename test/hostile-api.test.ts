@@ -15,20 +15,11 @@ import { PassThrough } from 'node:stream';
 import { decodeStream, StreamDecoder } from '../src/exchange/decoder.js';
 import { encodeFinish, encodeResponse } from '../src/records/record.js';
 import { type ConnectionFault, createTcpRelay, type TcpRelayOptions } from '../src/relay/tcp.js';
-import { client, connectClient } from './support/tcp-client.js';
+import { client, closedPort, closeListening, connectClient, listen } from './support/tcp-client.js';
 
 const frame = listResources.encode({ kind: 'result', result: { resources: [] } });
 
-const servers: net.Server[] = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) await new Promise((resolve) => s.close(resolve));
-});
-
-async function listen(server: net.Server): Promise<number> {
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return (server.address() as net.AddressInfo).port;
-}
+afterEach(closeListening);
 
 describe('createTcpRelay refuses a bad option when it is created, not at its first client', () => {
   // Each of these was accepted, and the first client's connection threw in the
@@ -207,14 +198,6 @@ describe("the TCP relay when a callback of the caller's throws", () => {
   // 'error' event or the connection's last promise: an uncaught exception or
   // an unhandled rejection, either of which stops the process (vitest fails
   // the run on them), and drain() never resolved after an onClose threw.
-  async function deadPort(): Promise<number> {
-    const s = net.createServer();
-    await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-    const port = (s.address() as net.AddressInfo).port;
-    await new Promise((resolve) => s.close(resolve));
-    return port;
-  }
-
   it('onOpen: the client is reset, no upstream is dialed, onClose gets the throw, the next client is served', async () => {
     let dialed = 0;
     const closes: unknown[] = [];
@@ -239,7 +222,7 @@ describe("the TCP relay when a callback of the caller's throws", () => {
   it('onFault, on an upstream error the relay reports itself: the client is reset, onClose gets the throw', async () => {
     const closes: unknown[] = [];
     const server = createTcpRelay({
-      upstream: { host: '127.0.0.1', port: await deadPort() },
+      upstream: { host: '127.0.0.1', port: await closedPort() },
       onFault: () => {
         throw new Error('onFault threw');
       },

@@ -6,34 +6,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { listResources } from '../src/frame/endpoints.js';
 import { encodeFinish, encodeResponse } from '../src/records/record.js';
 import { type ConnectionFault, createTcpRelay, type TcpRelayOptions, upstreamError } from '../src/relay/tcp.js';
-import { type ClientResult, client, connectClient } from './support/tcp-client.js';
+import { type ClientResult, client, closedPort, closeListening, connectClient, listen } from './support/tcp-client.js';
 
 const frame = listResources.encode({ kind: 'result', result: { resources: [] } });
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 
-const servers: net.Server[] = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) await new Promise((resolve) => s.close(resolve));
-});
-
-async function listen(server: net.Server): Promise<number> {
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return (server.address() as net.AddressInfo).port;
-}
+afterEach(closeListening);
 
 /** An upstream that runs `behave` on each connection. */
 function upstreamServer(behave: (socket: net.Socket) => void): Promise<number> {
   return listen(net.createServer(behave));
-}
-
-/** A port nothing listens on: bound, closed again. */
-async function closedPort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((resolve) => s.close(resolve));
-  return port;
 }
 
 async function relayTo(upstreamPort: number, options: Partial<TcpRelayOptions> = {}): Promise<{ port: number; faults: ConnectionFault[] }> {

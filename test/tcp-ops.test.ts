@@ -7,25 +7,14 @@ import { listResources } from '../src/frame/endpoints.js';
 import { encodeFinish, encodeResponse } from '../src/records/record.js';
 import { VALIDATION_BUCKETS } from '../src/relay/relay.js';
 import { type ConnectionFault, type ConnectionSummary, createTcpRelay, type TcpRelay } from '../src/relay/tcp.js';
-import { connectClient, knownFaults } from './support/tcp-client.js';
+import { closeListening, connectClient, knownFaults, listen } from './support/tcp-client.js';
 
 const frame = listResources.encode({ kind: 'result', result: { resources: [] } });
 const broken = Uint8Array.of(0, 0x7b); // a tag, then '{' and nothing more
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const cat = (...parts: Uint8Array[]) => Buffer.concat(parts);
 
-const servers: net.Server[] = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) {
-    if (s.listening) await new Promise((resolve) => s.close(resolve));
-  }
-});
-
-async function listen(server: net.Server): Promise<number> {
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return (server.address() as net.AddressInfo).port;
-}
+afterEach(closeListening);
 
 async function relayTo(upstreamPort: number, extra: Partial<Parameters<typeof createTcpRelay>[0]> = {}) {
   const faults: Array<{ fault: ConnectionFault; connection: number }> = [];

@@ -61,3 +61,29 @@ export function knownFaults(frame: Uint8Array, broken: Uint8Array): { stream: Bu
     ),
   };
 }
+
+/** The servers listen() started, for closeListening() to close after each test. */
+const listening: net.Server[] = [];
+
+/** Starts `server` on a free loopback port and resolves with the port; closeListening() closes it. */
+export async function listen(server: net.Server): Promise<number> {
+  listening.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return (server.address() as net.AddressInfo).port;
+}
+
+/** Closes every server listen() started (for afterEach). */
+export async function closeListening(): Promise<void> {
+  for (const s of listening.splice(0)) {
+    if (s.listening) await new Promise((resolve) => s.close(resolve));
+  }
+}
+
+/** A loopback port nothing listens on: bound, then closed again. */
+export async function closedPort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+  const port = (s.address() as net.AddressInfo).port;
+  await new Promise((resolve) => s.close(resolve));
+  return port;
+}
