@@ -20,7 +20,9 @@ interface Common {
 export type KeyMode = 'A' | 'B' | 'C';
 
 export type JudgeNode =
-  | (Common & { kind: 'leaf' | 'island' | 'unknown' | 'base64' | 'assert-object' })
+  | (Common & { kind: 'island' | 'unknown' | 'base64' | 'assert-object' })
+  /** `test` is the leaf's check as JS on `x` (scripts/gen-judges.mjs leafTest): two leaves with one test judge alike. */
+  | (Common & { kind: 'leaf'; test: string })
   | (Common & { kind: 'object'; keys: readonly { name: string; child: number; mode: KeyMode }[]; strict: boolean })
   | (Common & { kind: 'array'; element: number; cap: number })
   | (Common & { kind: 'union'; options: readonly number[] })

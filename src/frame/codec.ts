@@ -31,7 +31,8 @@ import {
   type SchemaFault,
 } from '../contract/schema.js';
 import { hasAlphabetRun, LONG_STRING, swapBase64Check } from '../contract/base64.js';
-import { writeFrame } from '../contract/body-writer.js';
+import { FRAME_LIMITS, writeFrame } from '../contract/body-writer.js';
+import { planOf } from '../contract/write-plan.js';
 import { utf8Text } from '../contract/utf8-text.js';
 import { parseBody } from '../contract/json-value.js';
 import { EncodeError, REFUSAL } from '../contract/encode-rules.js';
@@ -83,6 +84,8 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
   const judgeErrorObject = (value: unknown) => (errorNode ? (judgeWith(errorNode, ErrorObjectSchema, value) ?? codeRange(value)) : judgeError(value));
   // Whether a result can hold a blob, whose base64 check the backend may take (an error object holds none).
   const resultBlobs = resultNode !== undefined && reachesBase64(resultNode);
+  // What encode's writer judges a result by as it writes it (write-plan.ts).
+  const resultPlan = resultNode && planOf(resultNode);
 
   /** The result judge, with the backend's base64 check for long strings in force while it runs. */
   function judgeResultWith(value: unknown): SchemaFault | null {
@@ -231,7 +234,7 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
     // One pass: the writer checks rule 4.1 as it writes, and the schema
     // judges the value as written, never a second reading of `body`
     // (src/contract/body-writer.ts says why).
-    return writeFrame(tag, body, tag === TAG_RESULT ? refuseResult : refuseErrorObject);
+    return tag === TAG_RESULT ? writeFrame(tag, body, refuseResult, FRAME_LIMITS, resultPlan) : writeFrame(tag, body, refuseErrorObject);
   }
 
   /** Encode's verdicts on the value as written: the same judges as decode's. */
