@@ -670,20 +670,45 @@ class BodyWriter {
       }
       if (first) first = false;
       else this.byte(0x2c);
-      this.name(k);
       let child = ANY_PLAN;
+      let i = -1;
       if (ok && kind === RECORD) {
         if (k !== '__proto__') child = p.element as Plan;
       } else if (ok && known) {
-        // Members usually come in the schema's order: the next name is tried before the map.
-        const i = guess < names.length && names[guess] === k ? guess : (p.index.get(k) ?? -1);
+        // PERF NOTES: members usually come in the schema's order, so the
+        // search starts at the name after the last one found; names from
+        // for-in and from the generated judges are internalized, so each
+        // test is a comparison of pointers, and an object has at most 31
+        // members: cheaper than a lookup in p.index.
+        const count = names.length;
+        for (let j = guess; j < count; j++) {
+          if (names[j] === k) {
+            i = j;
+            break;
+          }
+        }
+        if (i < 0) {
+          for (let j = 0; j < guess; j++) {
+            if (names[j] === k) {
+              i = j;
+              break;
+            }
+          }
+        }
         if (i >= 0) {
           child = p.members[i];
           seen |= 1 << i;
           guess = i + 1;
         } else if (p.strict) ok = false;
       }
-      if (!this.judged(m, k, false, child)) ok = false;
+      if (i >= 0 && p.heads[i].length !== 0) this.literal(p.heads[i]);
+      else this.name(k);
+      // A string, most members' value, is judged here without a call to judged().
+      if (typeof m === 'string') {
+        const start = this.pos;
+        if (!this.string(m)) this.refuse(REFUSAL.loneSurrogate);
+        if (!stringOk(child, m, this.buf, start, this.pos)) ok = false;
+      } else if (!this.judged(m, k, false, child)) ok = false;
     }
     this.byte(0x7d);
     this.open.pop();

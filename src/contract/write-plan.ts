@@ -84,6 +84,8 @@ export interface Plan {
   readonly names: readonly string[];
   /** OBJECT: the plan of each member present. */
   readonly members: Plan[];
+  /** OBJECT: each member's name as written, `"name":`, when it needs no escape (else empty, and the writer writes it itself). */
+  readonly heads: readonly Uint8Array[];
   /** OBJECT: the members absent that are refused (required), a bit each. */
   readonly required: number;
   /** OBJECT: the members absent whose node judges undefined (defaulted), a bit each. */
@@ -124,6 +126,7 @@ function plan(kind: Plan['kind'], node: JudgeNode | undefined, more: Partial<Pla
     index: new Map(),
     names: [],
     members: [],
+    heads: [],
     required: 0,
     asked: 0,
     strict: false,
@@ -204,7 +207,8 @@ function build(n: JudgeNode, making: Set<JudgeNode>): Plan {
         if (k.mode === 'B') required |= 1 << i;
         else if (k.mode === 'C' && !takesUndefined(child)) asked |= 1 << i;
       });
-      return plan(OBJECT, n, { index, names: n.keys.map((k) => k.name), members, required, asked, strict: n.strict });
+      const heads = n.keys.map((k) => head(k.name));
+      return plan(OBJECT, n, { index, names: n.keys.map((k) => k.name), members, heads, required, asked, strict: n.strict });
     }
     case 'array':
       return plan(ARRAY, n, { element: make(NODES[n.element], making), cap: n.cap ?? Number.POSITIVE_INFINITY });
@@ -276,4 +280,10 @@ function unionPlan(n: JudgeNode, options: Plan[]): Plan {
     askedBits,
     all: 2 ** options.length - 1,
   });
+}
+
+/** `"name":` as bytes, for a name of printable ASCII with nothing to escape; empty otherwise. */
+function head(name: string): Uint8Array {
+  if (!/^[\x20-\x7e]*$/.test(name) || /["\\]/.test(name)) return new Uint8Array(0);
+  return Uint8Array.from(`"${name}":`, (c) => c.charCodeAt(0));
 }
