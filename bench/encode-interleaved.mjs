@@ -11,7 +11,7 @@
 // With two or more builds (--dist), it is also the way to time a change
 // against the code before it, side by side in one process.
 //
-//   node bench/encode-interleaved.mjs [--fixtures a,b] [--rounds N] [--dist DIR]...
+//   node bench/encode-interleaved.mjs [--fixtures a,b] [--rounds N] [--ballast MB] [--dist DIR]...
 //   node bench/encode-interleaved.mjs --fixtures servers-everything --dist dist --dist /work/main/old-dist
 //
 // Each --dist is a build's dist/ folder (default: this checkout's); it must
@@ -41,7 +41,7 @@ function usage(message) {
   process.exit(2);
 }
 
-const options = { fixtures: [...FRAME_FIXTURES, ...SERVER_FIXTURES], rounds: 10, dists: [] };
+const options = { fixtures: [...FRAME_FIXTURES, ...SERVER_FIXTURES], rounds: 10, dists: [], ballast: 0 };
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
   const arg = argv[i];
@@ -49,6 +49,7 @@ for (let i = 0; i < argv.length; i++) {
   if (arg === '--fixtures') options.fixtures = next().split(',');
   else if (arg === '--rounds') options.rounds = Number(next());
   else if (arg === '--dist') options.dists.push(resolve(next()));
+  else if (arg === '--ballast') options.ballast = Number(next());
   else if (arg === '--help' || arg === '-h') usage();
   else usage(`unknown argument ${arg}`);
 }
@@ -81,7 +82,11 @@ function serverFixtures() {
     if (!byFile.has(f.file)) byFile.set(f.file, []);
     byFile.get(f.file).push(asFrame(f.frame, f.endpoint));
   }
-  return [...byFile].map(([file, frames]) => ({ name: `servers-${file}`, frames, bytesPerOp: frames.reduce((a, f) => a + f.bytes.length, 0) / frames.length }));
+  return [...byFile].map(([file, frames]) => ({
+    name: `servers-${file}`,
+    frames,
+    bytesPerOp: frames.reduce((a, f) => a + f.bytes.length, 0) / frames.length,
+  }));
 }
 
 const fixtures = [
@@ -120,6 +125,11 @@ function columnsOf(f) {
   return columns;
 }
 
+// A heap the size of the full benchmark's (its fixtures and what earlier cases left): a full collection costs more
+// there, and what a case allocates outside the young generation (ArrayBuffers) is paid for in full collections.
+const ballast = [];
+for (let mb = 0; mb < options.ballast; mb++) ballast.push(Array.from({ length: 16384 }, (_, i) => ({ i, s: `${i}` })));
+
 let sink;
 const times = new Map();
 const prepared = fixtures.map((f) => ({ f, columns: columnsOf(f) }));
@@ -140,7 +150,7 @@ for (let r = 0; r < rounds; r++) {
     }
   }
 }
-ok(sink !== undefined);
+ok(sink !== undefined && ballast.length === options.ballast);
 
 const median = (xs) => xs.slice().sort((a, b) => a - b)[xs.length >> 1];
 process.stdout.write(

@@ -4,7 +4,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { FRAME_LIMITS, writeFrame } from '../src/contract/body-writer.js';
+import { writeFrame, writeJudged } from '../src/contract/body-writer.js';
 import { EncodeError } from '../src/contract/encode-rules.js';
 import { NODES, ROOTS } from '../src/contract/generated/judges.js';
 import { newJudgement } from '../src/contract/judge-kit.js';
@@ -28,7 +28,7 @@ function outcome(value: unknown, schema: Judge, plan: ReturnType<typeof planOf> 
       const bad = judge(schema, written);
       return bad && new EncodeError(bad.detail, bad.path);
     };
-    return { bytes: [...writeFrame(TAG_RESULT, value, refuse, FRAME_LIMITS, plan)] };
+    return { bytes: [...(plan ? writeJudged(TAG_RESULT, value, plan, refuse) : writeFrame(TAG_RESULT, value, refuse))] };
   } catch (e) {
     if (!(e instanceof EncodeError)) throw e;
     return { refused: e.message, path: e.path };
@@ -43,16 +43,10 @@ function verdicts(value: unknown, id: number): { plan: boolean; ok: boolean; byt
   let judged = false;
   let bytes: Uint8Array;
   try {
-    bytes = writeFrame(
-      TAG_RESULT,
-      value,
-      () => {
-        judged = true;
-        return null;
-      },
-      FRAME_LIMITS,
-      planOf(NODES[id]),
-    );
+    bytes = writeJudged(TAG_RESULT, value, planOf(NODES[id]), () => {
+      judged = true;
+      return null;
+    });
   } catch (e) {
     if (e instanceof EncodeError) return undefined;
     throw e;
@@ -163,7 +157,13 @@ describe(`generated near-valid values (seed ${SEED}, ${RUNS} runs per schema)`, 
 
 test('a refusal under a plan is named as without one: the first issue, at its path', () => {
   const [, schema, id] = RESULTS.find(([name]) => name === 'ReadResourceResultSchema') ?? [];
-  const value = { contents: [{ uri: 'a', text: 'x' }, { uri: 'b', blob: 'not base64!' }, { uri: 7, text: 'y' }] };
+  const value = {
+    contents: [
+      { uri: 'a', text: 'x' },
+      { uri: 'b', blob: 'not base64!' },
+      { uri: 7, text: 'y' },
+    ],
+  };
   const got = outcome(value, schema as Judge, planOf(NODES[id as number]));
   expect(got).toEqual(outcome(value, schema as Judge, undefined));
   expect(got).toMatchObject({ path: ['contents', 1, 'blob'] });

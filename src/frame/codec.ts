@@ -31,7 +31,7 @@ import {
   type SchemaFault,
 } from '../contract/schema.js';
 import { hasAlphabetRun, LONG_STRING, swapBase64Check } from '../contract/base64.js';
-import { FRAME_LIMITS, writeFrame } from '../contract/body-writer.js';
+import { writeFrame, writeJudged } from '../contract/body-writer.js';
 import { planOf } from '../contract/write-plan.js';
 import { utf8Text } from '../contract/utf8-text.js';
 import { parseBody } from '../contract/json-value.js';
@@ -234,7 +234,8 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
     // One pass: the writer checks rule 4.1 as it writes, and the schema
     // judges the value as written, never a second reading of `body`
     // (src/contract/body-writer.ts says why).
-    return tag === TAG_RESULT ? writeFrame(tag, body, refuseResult, FRAME_LIMITS, resultPlan) : writeFrame(tag, body, refuseErrorObject);
+    if (tag === TAG_ERROR) return writeFrame(tag, body, refuseErrorObject);
+    return resultPlan ? writeJudged(tag, body, resultPlan, refuseResult) : writeFrame(tag, body, refuseResult);
   }
 
   /** Encode's verdicts on the value as written: the same judges as decode's. */
