@@ -41,6 +41,7 @@ function usage(message) {
   process.exit(2);
 }
 
+/** @type {{ fixtures: string[], rounds: number, dists: string[], ballast: number }} */
 const options = { fixtures: [...FRAME_FIXTURES, ...SERVER_FIXTURES], rounds: 10, dists: [], ballast: 0 };
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
