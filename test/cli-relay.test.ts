@@ -150,6 +150,13 @@ describe('mcp-frames relay', () => {
       expect(got.map((g) => g.hash).sort()).toEqual(expected.map((e) => e.hash).sort());
       expect(expected[0].bytes).toBeGreaterThan(TOTAL * 0.9);
 
+      // The relay's last fault lines can reach this process after the clients' sockets end (two pipes, no order
+      // between them): the lines are read once stderr has been quiet for 200 ms (at most 5 s). A count that differs
+      // after that is the relay's.
+      for (let heard = -1, waited = 0; heard !== stderr.length && waited < 5000; waited += 200) {
+        heard = stderr.length;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
       for (const line of stderr.split('\n').slice(1).filter(Boolean)) faults.push(JSON.parse(line));
       const perConnection = (c: number, reason: string) => faults.filter((f) => f.connection === c && f.reason === reason).length;
       const n = [...records()].length;
