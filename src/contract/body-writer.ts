@@ -644,13 +644,7 @@ class BodyWriter {
 
   /** array() under a plan: the verdict of an ARRAY plan (the cap, then each item), ANY's, or false. */
   arrayJudged(a: unknown[], p: Plan): boolean {
-    this.enter(a);
-    const raw: unknown = a.length;
-    const n = typeof raw === 'number' && raw >>> 0 === raw ? raw : toLength(raw);
-    if (n > MAX_ELEMENTS) {
-      this.open.pop();
-      this.refuse(REFUSAL.tooManyElements(MAX_ELEMENTS));
-    }
+    const n = this.enterArray(a);
     const d = this.open.length - 1;
     const path = this.path;
     let ok = p.kind === ARRAY ? n <= p.cap : p.kind === ANY || p.kind === CONTAINER;
@@ -821,7 +815,8 @@ class BodyWriter {
     open.push(o);
   }
 
-  array(a: unknown[]): unknown[] {
+  /** Enters an array (the cycle and depth checks) and returns its length, read once; refused past MAX_ELEMENTS. */
+  enterArray(a: unknown[]): number {
     this.enter(a);
     const raw: unknown = a.length;
     const n = typeof raw === 'number' && raw >>> 0 === raw ? raw : toLength(raw);
@@ -830,6 +825,11 @@ class BodyWriter {
       this.open.pop();
       this.refuse(REFUSAL.tooManyElements(MAX_ELEMENTS));
     }
+    return n;
+  }
+
+  array(a: unknown[]): unknown[] {
+    const n = this.enterArray(a);
     const d = this.open.length - 1;
     const path = this.path;
     const copy: unknown[] = [];
