@@ -258,6 +258,30 @@ describe('encode judges what JSON.stringify would write: boxed primitives and to
   });
 });
 
+describe("a codec's members", () => {
+  const given = BACKEND_ROWS.map(([, backend]) => backend);
+  const all = CODECS.flatMap(([, codec]) => [codec, ...given.map((b) => codec.withBackend(b))]);
+
+  test('every codec has the same members, in one order, and `backend` among them', () => {
+    for (const codec of all) {
+      expect(Object.keys(codec)).toEqual(['endpoint', 'method', 'schema', 'encode', 'decode', 'tryDecode', 'validate', 'withBackend', 'backend']);
+    }
+  });
+
+  test('`backend` is one getter for every codec, reading the codec it is asked of', () => {
+    // One getter, so that codecs share one hidden class (src/frame/codec.ts, BACKEND_PROPERTY).
+    const getters = new Set(all.map((codec) => Object.getOwnPropertyDescriptor(codec, 'backend')?.get));
+    expect(getters.size).toBe(1);
+    const [get] = getters;
+    expect(typeof get).toBe('function');
+    for (const b of given) expect(get!.call(listResources.withBackend(b))).toBe(b.name);
+    // Asked of anything but a codec, it names no backend; a copy of a codec keeps the name it read.
+    expect(get!.call({})).toBeUndefined();
+    const copy = { ...listResources.withBackend(given[0]) };
+    expect(Object.getOwnPropertyDescriptor(copy, 'backend')?.value).toBe(given[0].name);
+  });
+});
+
 describe.each(BACKEND_ROWS)('codecs on %s', (_name, backend) => {
   describe.each(CODECS.map(([name, codec]) => [name, codec.withBackend(backend)] as const))('%s', (name, codec) => {
     const row = TABLE[name];
