@@ -288,15 +288,15 @@ const USES = new WeakMap<object, () => Backend>();
  *
  * PERF NOTES: a program calls `decode` and `encode` of several codecs from
  * one place (a relay, by method; the benchmarks, on the servers' answers).
- * With a getter of its own, each of the 8 endpoints' codecs had a hidden
- * class of its own, and that call's load of `decode` went megamorphic:
- * 2.2% of the CPU samples of decoding the everything server's answers of
- * up to 400 bytes (perf, wasm-simd), none after. Counted, 0.3 to 0.5%
- * fewer instructions (bench/instructions.mjs, 200 rounds). The spec's
- * members are named first, and `spec` spread after them, for the same
- * reason: with the spread alone, the 8 default codecs and their 8
- * withBackend copies had 8 hidden classes among them (V8's %HaveSameMap),
- * and with the members named, one.
+ * With 8 hidden classes among the 8 endpoints' codecs, that call's load of
+ * `decode` went megamorphic: 2.2% of the CPU samples of decoding the
+ * everything server's answers of up to 400 bytes (perf, wasm-simd), none
+ * after. Counted, 0.3 to 0.5% fewer instructions (bench/instructions.mjs,
+ * 200 rounds). The spec's three members are named first, and any others
+ * it has spread after them, for the same reason: made by spreading the
+ * spec, the 8 default codecs and their 8 withBackend copies still had 8
+ * hidden classes among them (V8's %HaveSameMap), and with the members
+ * named, one.
  */
 const BACKEND_PROPERTY: PropertyDescriptor = {
   enumerable: true,
