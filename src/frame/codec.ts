@@ -290,9 +290,9 @@ const USES = new WeakMap<object, () => Backend>();
  * one place (a relay, by method; the benchmarks, on the servers' answers).
  * With 8 hidden classes among the 8 endpoints' codecs, that call's load of
  * `decode` went megamorphic: 2.2% of the CPU samples of decoding the
- * everything server's answers of up to 400 bytes (perf, wasm-simd), none
- * after. Counted, 0.3 to 0.5% fewer instructions (bench/instructions.mjs,
- * 200 rounds). The spec's three members are named first, and any others
+ * everything server's answers of up to 400 bytes (perf, wasm-simd); after,
+ * 0.12% of those of all its answers. Counted, 0.3 to 0.5% fewer
+ * instructions (bench/instructions.mjs, 200 rounds). The spec's three members are named first, and any others
  * it has spread after them, for the same reason: made by spreading the
  * spec, the 8 default codecs and their 8 withBackend copies still had 8
  * hidden classes among them (V8's %HaveSameMap), and with the members
