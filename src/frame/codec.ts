@@ -292,11 +292,11 @@ const USES = new WeakMap<object, () => Backend>();
  * `decode` went megamorphic: 2.2% of the CPU samples of decoding the
  * everything server's answers of up to 400 bytes (perf, wasm-simd); after,
  * 0.12% of those of all its answers. Counted, 0.3 to 0.5% fewer
- * instructions (bench/instructions.mjs, 200 rounds). The spec's three members are named first, and any others
- * it has spread after them, for the same reason: made by spreading the
- * spec, the 8 default codecs and their 8 withBackend copies still had 8
- * hidden classes among them (V8's %HaveSameMap), and with the members
- * named, one.
+ * instructions (bench/instructions.mjs, 200 rounds). The spec's three
+ * members are named first, and any others it has spread after them, for
+ * the same reason: made by spreading the spec, the 8 default codecs and
+ * their 8 withBackend copies still had 8 hidden classes among them (V8's
+ * %HaveSameMap), and with the members named, one.
  */
 const BACKEND_PROPERTY: PropertyDescriptor = {
   enumerable: true,
