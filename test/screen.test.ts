@@ -7,7 +7,10 @@
 // fault validate gives, screened or not.
 
 import { describe, expect, test } from 'vitest';
+import fc from 'fast-check';
 import { type Backend, SCREENED } from '../src/backend/backend.js';
+import { SHORT_TEXT, screenShortText } from '../src/contract/screen.js';
+import { utf8Text } from '../src/contract/utf8-text.js';
 import { listResources } from '../src/frame/endpoints.js';
 import { FrameError } from '../src/frame/frame-error.js';
 import { BACKEND_ROWS } from './backends.js';
@@ -138,5 +141,103 @@ describe.each(BACKEND_ROWS)('the decode screen on %s', (_name, backend) => {
     // Both sides of the promise are exercised.
     expect(screened).toBeGreaterThan(2_000);
     expect(refused).toBeGreaterThan(2_000);
+  });
+});
+
+// ---------------------------------------------------------------------------
+// The text screen of short bodies (screenShortText): its promise is the
+// byte screen's, on bodies of at most SHORT_TEXT bytes, read as decode reads
+// them (utf8Text).
+
+/** The text screen's promise on one payload (a tag, then a short body); returns whether it passed the body. */
+function holdsOnText(backend: Backend, payload: Uint8Array): boolean {
+  expect(payload.length - 1).toBeLessThanOrEqual(SHORT_TEXT);
+  if (!screenShortText(utf8Text(payload, 1, payload.length))) return false;
+  const verified = backend.verifyFrame(payload);
+  // verifyFrame also refuses an unknown tag, which decode checks before it screens.
+  if (payload[0] > 1) return true;
+  expect(parses(payload), 'JSON.parse on a body the text screen passed agrees with verifyFrame').toBe(verified === null);
+  return true;
+}
+
+/** Short bodies of numbers near the largest double, written with as many digits as SHORT_TEXT allows. */
+const SHORT_NUMBERS: [string, string][] = [
+  ['the most digits a short body holds, then e99', `[${'9'.repeat(SHORT_TEXT - 5)}e99]`],
+  ['the same with a fraction', `[9.${'9'.repeat(SHORT_TEXT - 7)}e99]`],
+  ['e+99', '[1.7976931348623157e+99]'],
+  ['a three-digit exponent, finite', '[1e100]'],
+  ['the largest double', '[1.7976931348623157e308]'],
+  ['a negative three-digit exponent', '[1e-400]'],
+  ['leading zeros in an exponent', '[1e0000000000000000400]'],
+];
+
+describe.each(BACKEND_ROWS)('the text screen of short bodies, against verifyFrame on %s', (_name, backend) => {
+  test.each(PARSE_ACCEPTS.filter(([, body]) => payloadOf(body).length - 1 <= SHORT_TEXT))('does not pass %s', (_what, body) => {
+    const payload = payloadOf(body);
+    expect(screenShortText(utf8Text(payload, 1, payload.length))).toBe(false);
+    decodesAsValidated(backend, payload);
+  });
+
+  test.each(SCREEN_PASSES.filter(([, body]) => payloadOf(body).length - 1 <= SHORT_TEXT))('passes %s', (_what, body) => {
+    const payload = payloadOf(body);
+    expect(screenShortText(utf8Text(payload, 1, payload.length))).toBe(true);
+  });
+
+  test.each(SHORT_NUMBERS)('keeps its promise on %s', (_what, body) => {
+    holdsOnText(backend, payloadOf(body));
+    decodesAsValidated(backend, payloadOf(body));
+  });
+
+  test('keeps its promise on every short case of the JSON corpus, and on 20,000 generated and mutated short frames', () => {
+    let passed = 0;
+    let short = 0;
+    for (const c of JSON_CASES) {
+      const payload = payloadOf(typeof c.text === 'string' ? c.text : Uint8Array.from(c.text));
+      if (payload.length - 1 > SHORT_TEXT) continue;
+      short++;
+      if (holdsOnText(backend, payload)) passed++;
+    }
+    const g = new Gen(rng(0x7e47));
+    for (let k = 0; k < 20_000; k++) {
+      const whole = framePayload(g);
+      // Cut to a short body: a cut body is a mutation too.
+      const payload = whole.length - 1 > SHORT_TEXT ? whole.subarray(0, 1 + g.int(SHORT_TEXT + 1)) : whole;
+      short++;
+      if (holdsOnText(backend, payload)) passed++;
+      decodesAsValidated(backend, payload);
+    }
+    expect(passed).toBeGreaterThan(short / 4);
+  });
+
+  test('keeps its promise on short bodies of numbers, escapes and bytes that are not UTF-8', () => {
+    const piece = fc.oneof(
+      fc.double().map(String),
+      fc.bigInt({ min: -(10n ** 210n), max: 10n ** 210n }).map(String),
+      fc
+        .tuple(
+          fc.integer({ min: 1, max: 9 }),
+          fc.nat({ max: 10 ** 6 }),
+          fc.constantFrom('e', 'E', 'e+', 'e-', 'E+'),
+          fc.integer({ min: 0, max: 999 }),
+          fc.nat(3),
+        )
+        .map(([lead, rest, e, exp, zeros]) => `${lead}${rest}${e}${'0'.repeat(zeros)}${exp}`),
+      fc.constantFrom('"\\ud800"', '"\\uD83D\\uDE00"', '"\\\\ud800"', '"\ufffd"', '"x"', '[]', '{}', 'true'),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 6 }), fc.array(fc.nat(255), { maxLength: 3 }), fc.nat(), (pieces, bytes, at) => {
+        const text = new TextEncoder().encode(`[${pieces.join(',')}]`);
+        const body = new Uint8Array(text.length + bytes.length);
+        const cut = text.length === 0 ? 0 : at % text.length;
+        body.set(text.subarray(0, cut));
+        body.set(bytes, cut);
+        body.set(text.subarray(cut), cut + bytes.length);
+        if (body.length > SHORT_TEXT) return;
+        const payload = payloadOf(body);
+        holdsOnText(backend, payload);
+        decodesAsValidated(backend, payload);
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

@@ -35,6 +35,20 @@ describe('utf8Text', () => {
     expect(utf8Text(b, 0, b.length)).toBe('\ufeffa');
   });
 
+  test('refuses a decoder that does not turn bytes that are not UTF-8 into U+FFFD, as decode screens short texts by it', () => {
+    // Fatal: it throws on them. Latin-1: one character a byte, never U+FFFD.
+    const fatal = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+    expect(useUtf8Text((b, s, e) => fatal.decode(b.subarray(s, e)))).toBe(false);
+    const latin1 = new TextDecoder('latin1');
+    const asLatin1 = (b: Uint8Array, s: number, e: number) => {
+      const chunk = b.subarray(s, e);
+      return chunk.every((x) => x < 0x80) ? reference.decode(chunk) : latin1.decode(chunk);
+    };
+    expect(useUtf8Text(asLatin1)).toBe(false);
+    const b = Uint8Array.from([0x22, 0xff, 0x22]);
+    expect(utf8Text(b, 0, b.length)).toBe('"\ufffd"');
+  });
+
   test("takes Node's utf8Slice, which gives TextDecoder's strings on any well-formed text and any range of it", () => {
     expect(useUtf8Text(nodeSlice)).toBe(true);
     fc.assert(
@@ -49,6 +63,16 @@ describe('utf8Text', () => {
         expect(utf8Text(b, start, end)).toBe(reference.decode(b.subarray(start, end)));
       }),
       { numRuns: 2000 },
+    );
+  });
+
+  test("Node's utf8Slice gives TextDecoder's strings on any bytes, UTF-8 or not", () => {
+    expect(useUtf8Text(nodeSlice)).toBe(true);
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 64 }), (b) => {
+        expect(utf8Text(b, 0, b.length)).toBe(reference.decode(b));
+      }),
+      { numRuns: 5000 },
     );
   });
 });

@@ -1,8 +1,12 @@
 // Bytes of UTF-8 into a JS string: how every value decode builds is read from its bytes.
 //
-// Every caller hands over bytes a backend has already accepted as strict
-// UTF-8 (rule 4.1), so any decoder gives the same string, and the choice
-// is one of speed. By default it is TextDecoder, with `ignoreBOM`: a
+// Nearly every caller hands over bytes a backend has already accepted as
+// strict UTF-8 (rule 4.1), where any decoder gives the same string. Decode
+// also reads a short body's text before any backend has (screenShortText
+// in ./screen.ts), and trusts that bytes which are not UTF-8 come out with
+// U+FFFD in them, as TextDecoder's replacement gives them: a decoder put in
+// must give TextDecoder's string on such bytes too. Between decoders that
+// do, the choice is one of speed. By default it is TextDecoder, with `ignoreBOM`: a
 // string value may start with U+FEFF, and TextDecoder's default drops a
 // leading one (a byte judge that read `"\uFEFF2025-01-01T00:00:00Z"` that
 // way once accepted a date the SDK's schema refuses).
@@ -33,10 +37,27 @@ export function utf8Text(b: Uint8Array, start: number, end: number): string {
 const PROBES = ['', 'a', '\ufeffa', 'é€😀', '"\\u0000"', 'x'.repeat(300)];
 
 /**
+ * Bytes that are not UTF-8, which a decoder put in must turn into
+ * TextDecoder's string, U+FFFD for U+FFFD: a stray byte, an overlong form,
+ * a surrogate, a cut sequence (at the end and before ASCII), a code point
+ * past U+10FFFF, and a five-byte lead.
+ */
+const BAD_UTF8 = [
+  [0x61, 0xff, 0x62],
+  [0xc0, 0xaf],
+  [0xed, 0xa0, 0x80],
+  [0xe2, 0x82],
+  [0xe2, 0x82, 0x61],
+  [0xf4, 0x90, 0x80, 0x80],
+  [0xf8, 0x88, 0x80, 0x80, 0x80],
+];
+
+/**
  * Puts `decode` in force for utf8Text, if it gives TextDecoder's strings on
  * a few probes (a leading BOM kept, two-, three- and four-byte characters,
- * a range inside a view that starts inside its buffer). Returns whether it
- * was put in force; a decoder that throws or differs is left out.
+ * a range inside a view that starts inside its buffer, bytes that are not
+ * UTF-8). Returns whether it was put in force; a decoder that throws or
+ * differs is left out.
  */
 export function useUtf8Text(decode: Utf8Text): boolean {
   const encoder = new TextEncoder();
@@ -45,6 +66,10 @@ export function useUtf8Text(decode: Utf8Text): boolean {
       // A view that starts inside its buffer, as bytes held in a core's memory are.
       const bytes = encoder.encode(`@@##${probe}#`).subarray(2);
       if (decode(bytes, 2, bytes.length - 1) !== probe) return false;
+    }
+    for (const bad of BAD_UTF8) {
+      const bytes = Uint8Array.from([0x40, ...bad, 0x40]);
+      if (decode(bytes, 1, bytes.length - 1) !== decoder.decode(bytes.subarray(1, bytes.length - 1))) return false;
     }
   } catch {
     return false;

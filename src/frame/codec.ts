@@ -12,7 +12,10 @@
 // (rule 4.1) without building anything; only bytes it accepts are turned
 // into JS values, by utf8Text and JSON.parse, and then the schema judges
 // that value (rules 4.2 and 4.3). The value returned is JSON.parse's, whole:
-// the schema's stripped output is never used.
+// the schema's stripped output is never used. The one string made before
+// the check is a short body's text, which the text screen reads (and
+// JSON.parse then parses) in place of the backend's screen
+// (src/contract/screen.ts, screenShortText).
 
 import { type Backend, type BackendName, SCREENED } from '../backend/backend.js';
 import type { Fault } from '../wire/fault.js';
@@ -34,6 +37,7 @@ import { hasAlphabetRun, LONG_STRING, swapBase64Check } from '../contract/base64
 import { writeFrame, writeJudged } from '../contract/body-writer.js';
 import { planOf } from '../contract/write-plan.js';
 import { utf8Text } from '../contract/utf8-text.js';
+import { SHORT_TEXT, screenShortText } from '../contract/screen.js';
 import { parseBody } from '../contract/json-value.js';
 import { EncodeError, REFUSAL } from '../contract/encode-rules.js';
 import { registerBuild } from './build.js';
@@ -62,6 +66,12 @@ import { TAG_ERROR, TAG_RESULT } from '../wire/tags.js';
  * that.
  */
 const HELD_BLOBS = 8 * 1024;
+
+/** Whether a payload has a frame's tag and a body short enough for screenShortText. */
+function isShort(payload: Uint8Array): boolean {
+  const tag = payload[0];
+  return (tag === TAG_RESULT || tag === TAG_ERROR) && payload.length - 1 <= SHORT_TEXT;
+}
 
 /** No blob to build outside JSON.parse (json-value.ts). */
 const NO_BLOBS: readonly number[] = [];
@@ -202,14 +212,20 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
     // fewer on listing-small, 7% on the error frames, 4 to 7% on the
     // servers' answers. A large body is judged on its bytes before anything
     // is parsed (build): no screen for it.
-    if (backend.screenFrame === undefined || payload.length - 1 > SMALL) return build(payload, backend.verifyFrame(payload));
-    const checked = backend.screenFrame(payload);
-    if (checked !== SCREENED) return build(payload, checked);
-    // The screen passed: JSON.parse's verdict is rule 4.1's (src/contract/screen.ts).
+    //
+    // A short body with a known tag is screened on its text first
+    // (screenShortText), and on its bytes only when that does not pass it.
+    const text = isShort(payload) ? utf8Text(payload, 1, payload.length) : undefined;
+    if (text === undefined || !screenShortText(text)) {
+      if (backend.screenFrame === undefined || payload.length - 1 > SMALL) return build(payload, backend.verifyFrame(payload));
+      const checked = backend.screenFrame(payload);
+      if (checked !== SCREENED) return build(payload, checked);
+    }
+    // A screen passed: JSON.parse's verdict is rule 4.1's (src/contract/screen.ts).
     // Where it throws, the grammar is broken, and verifyFrame says where.
     let value: unknown;
     try {
-      value = JSON.parse(utf8Text(payload, 1, payload.length));
+      value = JSON.parse(text ?? utf8Text(payload, 1, payload.length));
     } catch {
       return build(payload, backend.verifyFrame(payload));
     }
