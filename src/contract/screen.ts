@@ -103,33 +103,48 @@ export function screenJsonText(b: Uint8Array, start: number, end: number): boole
 //   turns them into U+FFFD, so a text without U+FFFD came from UTF-8 (one
 //   with it may have too: it is screened on its bytes);
 // - a surrogate escape: `\u` and `d` or `D`, as the byte screen looks;
-// - a number that may be past the largest double: an `e` or `E` followed
-//   by three digits, signed or not.
+// - a number that may be past the largest double: a digit, then an `e` or
+//   `E`, then three digits, signed or not (an exponent follows a digit in
+//   every JSON number).
 //
-// Like the byte screen, it reads strings too (an `e` before three digits
-// in a string is not a number): a body it does not pass is screened on its
-// bytes, never refused for it.
+// Like the byte screen, it reads strings too (`"1e100"` in a string is not
+// a number): a body it does not pass is screened on its bytes, never
+// refused for it. Without the digit before the `e`, a name such as
+// `release-2024` in a URI sent 17% of the listing-small fixture's frames
+// to the byte screen as well.
+//
+// Only an ASCII text is read: V8 holds one with a character outside ASCII
+// in two bytes a unit, where the regular expression runs slower than the
+// core's screen (175 ns against 115 on the short frames of the error
+// fixture, whose texts hold accented words).
 //
 // PERF NOTES: 116 of the everything server's 139 answers are this short.
-// On their texts the regular expression took about 50 ns. The core's
+// On their texts the regular expression took about 50 ns; the core's
 // screen (the copy in, the call, the pass) took 110 ns a frame on its own,
-// and about 220 ns more within decode than without it. In one process
-// (taskset -c 1), JSON.parse of the answers with the core's screen ran at
-// 1.10 of bare TextDecoder + JSON.parse, and with this one first, 1.05.
-// bench/decode-interleaved.mjs, two runs of each build in turns: decode of
-// those answers went from 1.96-1.98 to 1.90-1.94 µs a frame on wasm-simd,
-// and 2.28-2.37 to 2.12-2.19 on the JS path, whose byte screen took 630 ns
-// a frame where this takes 50; listing-small, 1.11-1.13 to 1.07-1.08 µs.
+// and about 220 ns more within decode than without it. The build before
+// and the build with this screen, loaded in one process and timed in turns
+// (40 rounds, the median of the rounds' ratios, a process on each core),
+// decode took this much of the time it took before:
+//
+//   fixture               wasm-simd      js
+//   listing-small         0.967-0.978    0.920
+//   servers-everything    0.952-0.969    0.926
+//   error                 0.978-1.022    0.978-1.034
+//
+// (71% of the error fixture's frames are longer than SHORT_TEXT, and
+// most of the rest are not ASCII: it stays as it was, within the noise.)
 
 /** The longest body screenShortText may judge (see above). */
 export const SHORT_TEXT = 208;
 
-const MAY_BREAK_RULE_41 = /\uFFFD|\\u[dD]|[eE][+-]?\d\d\d/;
+const MAY_BREAK_RULE_41 = /\uFFFD|\\u[dD]|\d[eE][+-]?\d\d\d/;
 
 /**
- * Whether JSON.parse's verdict on `text`, the text of a body of at most
- * SHORT_TEXT bytes made by utf8Text, is rule 4.1's (see above).
+ * Whether JSON.parse's verdict on `text`, the text utf8Text made of a body
+ * of `bytes` bytes (at most SHORT_TEXT), is rule 4.1's (see above). Only an
+ * ASCII text is read: one with a character outside ASCII is shorter than
+ * its bytes, and the byte screen takes it.
  */
-export function screenShortText(text: string): boolean {
-  return !MAY_BREAK_RULE_41.test(text);
+export function screenShortText(text: string, bytes: number): boolean {
+  return text.length === bytes && !MAY_BREAK_RULE_41.test(text);
 }

@@ -216,7 +216,7 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
     // A short body with a known tag is screened on its text first
     // (screenShortText), and on its bytes only when that does not pass it.
     const text = isShort(payload) ? utf8Text(payload, 1, payload.length) : undefined;
-    if (text === undefined || !screenShortText(text)) {
+    if (text === undefined || !screenShortText(text, payload.length - 1)) {
       if (backend.screenFrame === undefined || payload.length - 1 > SMALL) return build(payload, backend.verifyFrame(payload));
       const checked = backend.screenFrame(payload);
       if (checked !== SCREENED) return build(payload, checked);
