@@ -6,10 +6,11 @@
 // in ./screen.ts), and trusts that bytes which are not UTF-8 come out with
 // U+FFFD in them, as TextDecoder's replacement gives them: a decoder put in
 // must give TextDecoder's string on such bytes too. Between decoders that
-// do, the choice is one of speed. By default it is TextDecoder, with `ignoreBOM`: a
-// string value may start with U+FEFF, and TextDecoder's default drops a
-// leading one (a byte judge that read `"\uFEFF2025-01-01T00:00:00Z"` that
-// way once accepted a date the SDK's schema refuses).
+// do, the choice is one of speed. By default it is TextDecoder, with
+// `ignoreBOM`: a string value may start with U+FEFF, and TextDecoder's
+// default drops a leading one (a byte judge that read
+// `"\uFEFF2025-01-01T00:00:00Z"` that way once accepted a date the SDK's
+// schema refuses).
 //
 // PERF NOTES: a host may put in a faster decoder (runtime/node.ts puts in
 // Node's Buffer `utf8Slice`). On Node 20 here, for a 150-byte listing,
