@@ -219,10 +219,13 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
     if (text === undefined || !screenShortText(text, payload.length - 1)) {
       if (backend.screenFrame === undefined || payload.length - 1 > SMALL) return build(payload, backend.verifyFrame(payload));
       const checked = backend.screenFrame(payload);
-      if (checked !== SCREENED) return build(payload, checked);
+      // null: the screen did not pass the body, and verifyFrame accepted it.
+      // It is parsed below as build would parse it, from the text already made.
+      if (checked !== SCREENED && checked !== null) return build(payload, checked);
     }
-    // A screen passed: JSON.parse's verdict is rule 4.1's (src/contract/screen.ts).
-    // Where it throws, the grammar is broken, and verifyFrame says where.
+    // A screen passed, or verifyFrame accepted the body: JSON.parse's verdict is
+    // rule 4.1's (src/contract/screen.ts). Where it throws, the grammar is
+    // broken, and verifyFrame says where.
     let value: unknown;
     try {
       value = JSON.parse(text ?? utf8Text(payload, 1, payload.length));
