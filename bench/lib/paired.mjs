@@ -29,14 +29,78 @@
 // after it 8 to 30% slower (listing-small decode), more for some cases
 // than others.
 
+//
+// # Warming up
+//
+// A pair's rounds start once both cases run at a steady speed. A case
+// warmed by the benchmark.js pass is steady after a few slices. One that
+// runs cold, as every case of a --filter run of the captures does in its
+// pair, is not: timed after one slice of warm-up, typed decode of the
+// everything server's answers gave rounds from 5.16 down to 1.07 (median
+// 1.61; 1.21 to 1.30 after 3 s of warm-up), and encode from 0.35 up to
+// 0.82 (0.77 to 0.93 after), the codec's JIT still at work while bare
+// JSON.parse and JSON.stringify, built into the engine, were not. So
+// warm-up goes on in slices, in turn, until neither case's best of its
+// last WARM.window slices beats the best of the window before by more
+// than WARM.gain, for at least WARM.min slices each and at most WARM.max.
+//
+// # The CPU
+//
+// Each round records the CPU it ended on (Linux: /proc/thread-self/stat).
+// This machine's two virtual CPUs are not alike: for stretches of minutes,
+// one ran encode of the filesystem server's answers at 176 calls a
+// millisecond against 300 on the other, and bare JSON.stringify at 308 to
+// 408 against 413 to 418 (one process pinned to each, taskset). A round's
+// ratio moves with the CPU, and report.json says which ran it.
+
+import { readFileSync } from 'node:fs';
+
 /** Rounds of each pair (even: a round in each order, in twos), and the CPU time of each slice, in ms. */
 export const PAIRED = { rounds: 16, sliceMs: 30, quickRounds: 4, quickSliceMs: 10 };
+
+/** Warm-up: slices of each case at least `min` and at most `max`, ended when the best of the last `window` is within `gain` of the best of the window before. */
+export const WARM = { min: 6, max: 40, window: 3, gain: 0.03 };
 
 /** This process's CPU time, user and system, in microseconds: the clock of every interleaved measurement. */
 export const cpuMicros = () => {
   const u = process.cpuUsage();
   return u.user + u.system;
 };
+
+/** The CPU this thread last ran on, or -1 where that cannot be read. */
+export function currentCpu() {
+  try {
+    const stat = readFileSync('/proc/thread-self/stat', 'latin1');
+    // Fields after the command's closing parenthesis start at the third; the CPU is the 39th.
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[36]);
+  } catch {
+    return -1;
+  }
+}
+
+/**
+ * Runs `num` and `den` in turn, a slice each, until both are warm (see
+ * Warming up above); returns the slices each ran.
+ *
+ * @param {() => unknown} num
+ * @param {() => unknown} den
+ * @param {number} ms
+ */
+export function warmUp(num, den, ms, warm = WARM) {
+  /** @type {number[][]} */
+  const speeds = [[], []];
+  /** @param {number[]} xs */
+  const rising = (xs) => {
+    const w = warm.window;
+    if (xs.length < Math.max(warm.min, 2 * w)) return true;
+    return Math.max(...xs.slice(-w)) > (1 + warm.gain) * Math.max(...xs.slice(-2 * w, -w));
+  };
+  while (speeds[0].length < warm.max && (rising(speeds[0]) || rising(speeds[1]))) {
+    speeds[0].push(speed(num, ms));
+    speeds[1].push(speed(den, ms));
+  }
+  return speeds[0].length;
+}
 
 /**
  * The twos of a run of per-round ratios taken in alternating order (see
@@ -81,8 +145,9 @@ function speed(fn, ms) {
 /**
  * For each [numerator, denominator] pair of cases, the ratio numerator ÷
  * denominator (speeds): the median of the twos' ratios (see above), their
- * lowest and highest, and every round's ratio in the order run (`each`:
- * numerator first in rounds 0, 2, 4 and so on).
+ * lowest and highest, every round's ratio in the order run (`each`:
+ * numerator first in rounds 0, 2, 4 and so on), the CPU each round ended
+ * on (`cpus`), and the slices of warm-up each case ran (`warmSlices`).
  * `pairs` holds keys of `cases` (`name@backend`); a case must be a plain
  * function (not deferred).
  *
@@ -93,7 +158,7 @@ function speed(fn, ms) {
 export function pairedRatios(pairs, cases, { quick = false, progress = (_line) => {} } = {}) {
   const rounds = quick ? PAIRED.quickRounds : PAIRED.rounds;
   const ms = quick ? PAIRED.quickSliceMs : PAIRED.sliceMs;
-  /** @type {Map<string, { median: number, min: number, max: number, rounds: number, sliceMs: number, each: number[] }>} */
+  /** @type {Map<string, { median: number, min: number, max: number, rounds: number, sliceMs: number, each: number[], cpus: number[], warmSlices: number }>} */
   const out = new Map();
   let done = 0;
   for (const [numKey, denKey] of pairs) {
@@ -101,10 +166,10 @@ export function pairedRatios(pairs, cases, { quick = false, progress = (_line) =
     const den = cases.get(denKey);
     if (!num || !den || num.defer || den.defer) continue;
     progress(`paired ratios: ${++done} of ${pairs.length}, ${numKey} ÷ ${denKey}`);
-    // A slice of each first, so that neither round 1 pays for a cold JIT.
-    speed(num.fn, ms);
-    speed(den.fn, ms);
+    // Warm first, so that no round pays for a cold JIT (see Warming up above).
+    const warmSlices = warmUp(num.fn, den.fn, ms, quick ? { ...WARM, min: 2, max: 8 } : WARM);
     const ratios = [];
+    const cpus = [];
     for (let r = 0; r < rounds; r++) {
       if (r % 2 === 0) {
         const a = speed(num.fn, ms);
@@ -113,8 +178,9 @@ export function pairedRatios(pairs, cases, { quick = false, progress = (_line) =
         const b = speed(den.fn, ms);
         ratios.push(speed(num.fn, ms) / b);
       }
+      cpus.push(currentCpu());
     }
-    out.set(`${numKey}|${denKey}`, { ...twosOf(ratios), rounds, sliceMs: ms, each: ratios });
+    out.set(`${numKey}|${denKey}`, { ...twosOf(ratios), rounds, sliceMs: ms, each: ratios, cpus, warmSlices });
   }
   return out;
 }
