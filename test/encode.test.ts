@@ -322,6 +322,25 @@ describe('the bytes are JSON.stringify’s', () => {
     );
   });
 
+  test('long strings with escapes, dense and sparse, at every offset of a word, in one segment and across several, are escaped in place as JSON.stringify escapes them', () => {
+    const escapes = ['"', '\\', '\n', '\t', '\u0000', '\u001f', '\b', '\f', '\r'];
+    for (const e of escapes) {
+      // An escape near the start sends the string through RAW; one past the look-ahead, after a scan that finds it.
+      for (const head of [0, 1, 2, 3, 4, 5, 70, 71, 72, 73]) {
+        same(`${'a'.repeat(head)}${e}${'b\u007f'.repeat(100)}`);
+        same(`${'a'.repeat(head)}${`${e}xyz`.repeat(60)}é${e}`);
+        same(`${'a'.repeat(head)}${e.repeat(300)}`);
+      }
+    }
+    // Every byte escaped, across segment boundaries: six bytes for one, the scratch buffer grown as it goes.
+    for (const n of [8191, 8192, 8193, 20000]) {
+      same('\u0001'.repeat(n));
+      same(`"${'\\'.repeat(n)}`);
+      same(`${'\n東'.repeat(n >> 1)}😀`);
+    }
+    for (const at of [0, 3, 64, 8191, 8192]) encodeError(() => list.encode(result(`${'\n'.repeat(at)}\ud800${'\n'.repeat(200)}`)));
+  });
+
   test('a pair split by a segment boundary of the native path stays a pair', () => {
     for (const lead of [8190, 8191, 8192, 16383]) same(`${'a'.repeat(lead)}${'😀'.repeat(10)}`);
   });
