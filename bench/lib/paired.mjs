@@ -28,7 +28,6 @@
 // A full collection before each slice was tried instead: it made the slice
 // after it 8 to 30% slower (listing-small decode), more for some cases
 // than others.
-
 //
 // # Warming up
 //
@@ -38,7 +37,7 @@
 // pair, is not: timed after one slice of warm-up, typed decode of the
 // everything server's answers gave rounds from 5.16 down to 1.07 (median
 // 1.61; 1.21 to 1.30 after 3 s of warm-up), and encode from 0.35 up to
-// 0.82 (0.77 to 0.93 after), the codec's JIT still at work while bare
+// 0.82 (0.70 to 0.93 after), the codec's JIT still at work while bare
 // JSON.parse and JSON.stringify, built into the engine, were not. So
 // warm-up goes on in slices, in turn, until neither case's best of its
 // last WARM.window slices beats the best of the window before by more
@@ -48,10 +47,13 @@
 //
 // Each round records the CPU it ended on (Linux: /proc/thread-self/stat).
 // This machine's two virtual CPUs are not alike: for stretches of minutes,
-// one ran encode of the filesystem server's answers at 176 calls a
-// millisecond against 300 on the other, and bare JSON.stringify at 308 to
-// 408 against 413 to 418 (one process pinned to each, taskset). A round's
-// ratio moves with the CPU, and report.json says which ran it.
+// one ran encode of the filesystem server's answers at 168 to 177 calls a
+// millisecond against 297 to 312 on the other, and bare JSON.stringify at
+// 308 to 408 against 413 to 418 (one process pinned to each, taskset).
+// Paired runs pinned to each, warmed, gave alike ratios (the captures'
+// encode, 0.85 to 1.02 on one and 0.76 to 0.91 on the other), so a
+// round's ratio need not move with its CPU; report.json says which ran it,
+// for when one does.
 
 import { readFileSync } from 'node:fs';
 

@@ -435,7 +435,7 @@ class BodyWriter {
   buf: Uint8Array = new Uint8Array(0);
   /** The same bytes, four at a time, for the scan of what encodeInto wrote. */
   words: Int32Array = new Int32Array(0);
-  /** The same bytes again, for writing a word at any offset (escaped). */
+  /** The same bytes again, for writing a word at any offset (escapeRaw). */
   view: DataView = new DataView(new ArrayBuffer(0));
   pos = 0;
   /** UTF-8 bytes written beyond one per UTF-16 code unit: pos - extra is the text's length in code units, plus the tag. */
@@ -1062,7 +1062,7 @@ class BodyWriter {
    * Writes s in segments with TextEncoder, for as long as each segment is
    * well formed (encodeInto writes a lone surrogate as U+FFFD); a segment
    * in whose bytes a word-at-a-time scan finds something to escape is
-   * rewritten with its escapes (escaped). Returns where it stopped:
+   * rewritten with its escapes (escapeRaw). Returns where it stopped:
    * s.length, or the start of the first segment it could not write. A
    * segment never ends between the two halves of a pair.
    */
