@@ -352,6 +352,13 @@ function plainAhead(s: string): boolean {
   return true;
 }
 
+/** Whether a byte of the 32-bit word x is one JSON.stringify escapes (hasEscape's test, a word at a time). */
+function escapeInWord(x: number): boolean {
+  const q = x ^ 0x22222222;
+  const r = x ^ 0x5c5c5c5c;
+  return ((((x - 0x20202020) & ~x) | ((q - 0x01010101) & ~q) | ((r - 0x01010101) & ~r)) & 0x80808080) !== 0;
+}
+
 /**
  * Whether b[from, to) holds a byte that JSON.stringify escapes: below 0x20,
  * '"' or '\\'. UTF-8 bytes of non-ASCII characters are all 0x80 or above.
@@ -381,12 +388,7 @@ function hasEscape(b: Uint8Array, words: Int32Array, from: number, to: number): 
     const lows = ((x - 0x20202020) & ~x) | ((y - 0x20202020) & ~y);
     if ((lows | ((q - 0x01010101) & ~q) | ((r - 0x01010101) & ~r) | ((s - 0x01010101) & ~s) | ((t - 0x01010101) & ~t)) & 0x80808080) return true;
   }
-  for (; k < end; k++) {
-    const x = words[k];
-    const q = x ^ 0x22222222;
-    const r = x ^ 0x5c5c5c5c;
-    if ((((x - 0x20202020) & ~x) | ((q - 0x01010101) & ~q) | ((r - 0x01010101) & ~r)) & 0x80808080) return true;
-  }
+  for (; k < end; k++) if (escapeInWord(words[k])) return true;
   if (k << 2 > i) i = k << 2;
   for (; i < to; i++) {
     const c = b[i];
@@ -1098,7 +1100,7 @@ class BodyWriter {
   /**
    * Writes RAW[0, n), a segment's UTF-8, at pos with the escapes
    * JSON.stringify writes; returns the new end. A word that holds nothing
-   * to escape (hasEscape's test) is written whole, the others a byte at a
+   * to escape (escapeInWord) is written whole, the others a byte at a
    * time.
    *
    * PERF NOTES: long strings with escapes (text with newlines or quotes,
@@ -1124,12 +1126,11 @@ class BodyWriter {
     const whole = n >> 2;
     for (let k = 0; k < whole; k++) {
       const x = words[k];
-      const q = x ^ 0x22222222;
-      const r = x ^ 0x5c5c5c5c;
-      if (((((x - 0x20202020) & ~x) | ((q - 0x01010101) & ~q) | ((r - 0x01010101) & ~r)) & 0x80808080) === 0) {
+      if (escapeInWord(x)) p = escapeBytes(b, p, k << 2, (k << 2) + 4);
+      else {
         view.setInt32(p, x, LITTLE_ENDIAN);
         p += 4;
-      } else p = escapeBytes(b, p, k << 2, (k << 2) + 4);
+      }
     }
     return escapeBytes(b, p, whole << 2, n);
   }
