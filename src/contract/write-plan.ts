@@ -80,12 +80,14 @@ export interface Plan {
   readonly nullOk: boolean;
   /** OBJECT: the index of each member the schema knows. */
   readonly index: Map<string, number>;
-  /** OBJECT: the members' names, in the schema's order (a member written in that order is found without the map). */
+  /** OBJECT: the members' names, in the schema's order (a member written in that order is found without the map); UNION: the names of `entries`. */
   readonly names: readonly string[];
   /** OBJECT: the plan of each member present. */
   readonly members: Plan[];
   /** OBJECT: each member's name as written, `"name":`, when it needs no escape (else empty, and the writer writes it itself). */
   readonly heads: readonly Uint8Array[];
+  /** OBJECT: each head's bytes as whole words (zeros after the head), for the writer to write a word at a time. */
+  readonly headWords: readonly Int32Array[];
   /** OBJECT: the members absent that are refused (required), a bit each. */
   readonly required: number;
   /** OBJECT: the members absent whose node judges undefined (defaulted), a bit each. */
@@ -97,8 +99,12 @@ export interface Plan {
   readonly cap: number;
   /** UNION: the options' plans, each an OBJECT plan. */
   readonly options: readonly Plan[];
-  /** UNION: what each member name means under the options, and what a name none of them knows means. */
-  readonly table: Map<string, UnionMember>;
+  /**
+   * UNION: what each member name means under the options (`entries[j]` for
+   * `names[j]`: every name some option knows, options in order, each once),
+   * and what a name none of them knows means.
+   */
+  readonly entries: readonly UnionMember[];
   readonly other: UnionMember | undefined;
   /** UNION: each option's members, by a bit of one mask shared by all: the required ones, and the defaulted ones, as [option, member] for absentOk. */
   readonly requiredBits: readonly number[];
@@ -132,13 +138,14 @@ class PlanOf implements Plan {
   names: readonly string[] = [];
   members: Plan[] = [];
   heads: readonly Uint8Array[] = [];
+  headWords: readonly Int32Array[] = [];
   required = 0;
   asked = 0;
   strict = false;
   element: Plan | undefined = undefined;
   cap = Number.POSITIVE_INFINITY;
   options: readonly Plan[] = [];
-  table: Map<string, UnionMember> = NO_TABLE;
+  entries: readonly UnionMember[] = [];
   other: UnionMember | undefined = undefined;
   requiredBits: readonly number[] = [];
   askedBits: readonly (readonly [number, number, number])[] = [];
@@ -151,7 +158,6 @@ class PlanOf implements Plan {
 }
 
 const NO_INDEX = new Map<string, number>();
-const NO_TABLE = new Map<string, UnionMember>();
 
 function plan(kind: Plan['kind'], node: JudgeNode | undefined, more: Partial<Plan> = {}): Plan {
   // Assigned over fields that exist: the hidden class stays the constructor's.
@@ -224,7 +230,16 @@ function build(n: JudgeNode, making: Set<JudgeNode>): Plan {
         else if (k.mode === 'C' && !takesUndefined(child)) asked |= 1 << i;
       });
       const heads = n.keys.map((k) => head(k.name));
-      return plan(OBJECT, n, { index, names: n.keys.map((k) => k.name), members, heads, required, asked, strict: n.strict });
+      return plan(OBJECT, n, {
+        index,
+        names: n.keys.map((k) => k.name),
+        members,
+        heads,
+        headWords: heads.map(headWords),
+        required,
+        asked,
+        strict: n.strict,
+      });
     }
     case 'array':
       return plan(ARRAY, n, { element: make(NODES[n.element], making), cap: n.cap ?? Number.POSITIVE_INFINITY });
@@ -282,15 +297,16 @@ function unionPlan(n: JudgeNode, options: Plan[]): Plan {
     const common = plans.every((q) => q === plans[0]) ? plans[0] : undefined;
     return { bits, kills, common, plans };
   };
-  const table = new Map<string, UnionMember>();
-  for (const o of options) for (const name of o.names) if (!table.has(name)) table.set(name, entry(name));
+  const names: string[] = [];
+  for (const o of options) for (const name of o.names) if (!names.includes(name)) names.push(name);
   const askedBits: [number, number, number][] = [];
   options.forEach((o, i) => {
     for (let k = 0; k < o.names.length; k++) if (o.asked & (1 << k)) askedBits.push([i, first[i] + k, k]);
   });
   return plan(UNION, n, {
     options,
-    table,
+    names,
+    entries: names.map(entry),
     other: entry(undefined),
     requiredBits: options.map((o, i) => o.required * 2 ** first[i]),
     askedBits,
@@ -298,8 +314,21 @@ function unionPlan(n: JudgeNode, options: Plan[]): Plan {
   });
 }
 
-/** `"name":` as bytes, for a name of printable ASCII with nothing to escape; empty otherwise. */
+/**
+ * `"name":` as bytes, for a name of printable ASCII with nothing to escape;
+ * empty otherwise. The bytes lie at the start of a buffer of whole words,
+ * zeros after them, so that headWords can view it (the writer writes a head
+ * a word at a time).
+ */
 function head(name: string): Uint8Array {
   if (!/^[\x20-\x7e]*$/.test(name) || /["\\]/.test(name)) return new Uint8Array(0);
-  return Uint8Array.from(`"${name}":`, (c) => c.charCodeAt(0));
+  const text = `"${name}":`;
+  const bytes = new Uint8Array(new ArrayBuffer((text.length + 3) & ~3), 0, text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  return bytes;
+}
+
+/** A head's bytes as the words of its buffer, in the platform's byte order. */
+function headWords(head: Uint8Array): Int32Array {
+  return new Int32Array(head.buffer, 0, head.buffer.byteLength >> 2);
 }
