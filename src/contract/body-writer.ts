@@ -182,14 +182,6 @@ SHORT_ESCAPE[0x0d] = 0x72; // r
 const HEX = Uint8Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
 
 /**
- * PLAIN[c] is 1 for a UTF-16 unit written as it is, one byte (printable
- * ASCII but `"` and `\\`), and 0 for every other: one load answers any
- * unit, with no range test (base64.ts's CLASS is built the same way).
- */
-const PLAIN = new Uint8Array(0x10000);
-for (let c = 0x20; c < 0x7f; c++) if (c !== 0x22 && c !== 0x5c) PLAIN[c] = 1;
-
-/**
  * A plain object, as JSON.parse makes one: every member its own, whatever
  * Object.prototype holds. `__proto__` is Object.prototype's setter, and an
  * assignment to a name Object.prototype holds read-only throws (the
@@ -1067,38 +1059,13 @@ class BodyWriter {
     // name() and loop(): 0.5 to 1% fewer instructions for encode than
     // c >= 0x20 && c < 0x7f (bench/instructions.mjs, 100 rounds, the
     // servers' answers, listing-small and error).
-    //
-    // Before that loop, four characters at a time: one table load each
-    // (PLAIN) and one test for the four, then one store of a word, where
-    // the loop's store reloads the view's length and data pointer for
-    // every byte. Encode counted 9.7, 2.6 and 4.1% fewer instructions on
-    // the everything, filesystem and memory servers' answers and 15.5% on
-    // listing-small; the everything server's answers took 1,209 ns a frame
-    // against 1,297 and the filesystem server's 2,656 against 2,802 (the
-    // median of 5 processes each, taken in turns, pinned). Eight at a time
-    // counted 0.5 to 1.7% more than four; four at a time in name() 1.1%
-    // and 4.2% more on the everything and memory servers' answers (most
-    // names are written from the plan's heads).
     let p = this.pos;
     if (p + 6 * n + 2 > this.buf.length) this.grow(p + 6 * n + 2);
     const b = this.buf;
-    const view = this.view;
     b[p++] = 0x22;
     let i = 0;
     let extra = this.extra;
     while (i < n) {
-      // Four plain characters at a time, written as one word.
-      while (i + 4 <= n) {
-        const c0 = s.charCodeAt(i);
-        const c1 = s.charCodeAt(i + 1);
-        const c2 = s.charCodeAt(i + 2);
-        const c3 = s.charCodeAt(i + 3);
-        if ((PLAIN[c0] & PLAIN[c1] & PLAIN[c2] & PLAIN[c3]) === 0) break;
-        view.setInt32(p, c0 | (c1 << 8) | (c2 << 16) | (c3 << 24), true);
-        p += 4;
-        i += 4;
-      }
-      if (i === n) break;
       let c = s.charCodeAt(i);
       // The run of characters written as they are.
       while ((c - 0x20) >>> 0 < 0x5f && c !== 0x22 && c !== 0x5c) {
