@@ -1059,6 +1059,13 @@ class BodyWriter {
     // name() and loop(): 0.5 to 1% fewer instructions for encode than
     // c >= 0x20 && c < 0x7f (bench/instructions.mjs, 100 rounds, the
     // servers' answers, listing-small and error).
+    //
+    // Four plain characters at a time (a table load each, one word
+    // stored) counted 4 to 15% fewer instructions and ran faster one
+    // server per process, but in a process that encodes every fixture
+    // (bench/run.mjs --filter '^(frame/encode|peer/stringify)/') encode
+    // fell to 0.52-0.72x bare in 5 of 5 runs, against 0.70-1.23x
+    // without it; reverted, cause not found (git log 6b56f7e).
     let p = this.pos;
     if (p + 6 * n + 2 > this.buf.length) this.grow(p + 6 * n + 2);
     const b = this.buf;
