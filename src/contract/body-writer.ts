@@ -313,10 +313,11 @@ function poolOut(b: Uint8Array, from: ArrayBuffer, n: number): Uint8Array | null
   //
   // Handing each frame out where it was written, from a 64 KiB arena with
   // no copy, ran the memory server's answers 4.5% faster in 3 processes of
-  // 4 and at half speed in the fourth, which took 0.33 page faults a frame:
-  // the C allocator gave freed arenas back to the system and faulted them in
-  // again. Slabs of 16 or 32 KiB were no faster, and 32 KiB faulted so in 1
-  // process of 3. The slab stays at 8 KiB.
+  // 4 and at half speed in the fourth. Counted in 5 more processes, 3 of
+  // the 4 slow ones took 0.33 to 0.36 page faults a frame: the C allocator
+  // gave freed arenas back to the system and faulted them in again. Slabs
+  // of 16 or 32 KiB were no faster, and 32 KiB fell to half speed, with 0.4
+  // faults a frame, in 1 process of 3. The slab stays at 8 KiB.
   if (n <= 32) for (let i = 0; i < n; i++) out[i] = b[i];
   else out.set(new Uint8Array(from, 0, n));
   return out;
