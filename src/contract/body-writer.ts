@@ -1074,8 +1074,8 @@ class BodyWriter {
     // (bench/run.mjs --filter '^(frame/encode|peer/stringify)/') encode
     // fell to 0.52-0.72x bare in 5 of 5 runs, against 0.70-1.23x
     // without it; reverted (git log 6b56f7e). What that slow state follows
-    // (the young generation's size, how the values were made) is in
-    // bench/README.md; its cause is not settled.
+    // (most, the timing of V8's background compiler) is in bench/README.md;
+    // its cause is not settled.
     let p = this.pos;
     if (p + 6 * n + 2 > this.buf.length) this.grow(p + 6 * n + 2);
     const b = this.buf;
