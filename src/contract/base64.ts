@@ -31,6 +31,9 @@ const ALPHABET = 1;
 const SPACE = 2;
 const PAD = 3;
 
+/** Called as `charCodeAt.call(s, i)`: a known target whatever the string's hidden class (see body-writer.ts). */
+const charCodeAt = String.prototype.charCodeAt;
+
 const CLASS = new Uint8Array(0x10000);
 for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/') CLASS[c.charCodeAt(0)] = ALPHABET;
 for (const c of [0x09, 0x0a, 0x0c, 0x0d, 0x20]) CLASS[c] = SPACE;
@@ -170,9 +173,9 @@ export function isBase64Js(s: string): boolean {
   // and padding leave it for the outer loop, which runs once per run of them.
   for (;;) {
     if (length - i >= STRING_RUN) i = alphabetRunOfString(s, i);
-    while (i < length && CLASS[s.charCodeAt(i)] === ALPHABET) i++;
+    while (i < length && CLASS[charCodeAt.call(s, i)] === ALPHABET) i++;
     if (i === length) return accepts(length - spaces, 0);
-    const kind = CLASS[s.charCodeAt(i)];
+    const kind = CLASS[charCodeAt.call(s, i)];
     if (kind === SPACE) {
       spaces++;
       i++;
@@ -185,7 +188,7 @@ export function isBase64Js(s: string): boolean {
   const n = i - spaces;
   let pad = 0;
   for (; i < length; i++) {
-    const kind = CLASS[s.charCodeAt(i)];
+    const kind = CLASS[charCodeAt.call(s, i)];
     if (kind === PAD) pad++;
     else if (kind !== SPACE) return false;
   }

@@ -165,6 +165,25 @@ const objectPrototype = Object.prototype;
 const stringValue = String.prototype.valueOf;
 const numberValue = Number.prototype.valueOf;
 const booleanValue = Boolean.prototype.valueOf;
+// PERF NOTES: called on the caller's strings as `charCodeAt.call(s, i)`,
+// not `charCodeAt.call(s, i)`. The method's load has feedback on the string's
+// hidden class, and strings come in many: flat or made by concatenation,
+// one or two bytes a character, internalized or not. Past four, the load
+// goes megamorphic, and TurboFan then makes a generic load and a generic
+// call for every character, where it otherwise reads the character in
+// place. Whether a fifth class reaches string() while it runs unoptimized
+// depends on the values and on when the background compiler finishes.
+// That was the whole-process slow encode of bench/README.md: in a run that
+// fell into it, string()'s `charCodeAt` and `length` loads went from
+// polymorphic to megamorphic (--log-ic), and in runs that stayed fast they
+// did not. Called through the function itself, the call has a known target
+// whatever the string, and TurboFan reduces it as before. The three-fixture
+// run of bench/README.md then stayed fast in 6 runs of 6, against 9 of 17
+// slow the same day before, and side by side in one process
+// (bench/encode-interleaved.mjs, 30 rounds) this form ran at 0.95 to 1.04
+// of the other's speed on the listings, the error frames and the captures,
+// within the rounds' noise. `length`, read once a string, keeps its load.
+const charCodeAt = String.prototype.charCodeAt;
 const isWellFormed: (s: string) => boolean =
   typeof (String.prototype as { isWellFormed?: unknown }).isWellFormed === 'function'
     ? (s) => (s as string & { isWellFormed(): boolean }).isWellFormed()
@@ -360,7 +379,7 @@ function pair(b: Uint8Array, p: number, high: number, low: number): number {
 /** Whether the first LOOK_AHEAD characters of s need no escape. */
 function plainAhead(s: string): boolean {
   for (let i = 0; i < LOOK_AHEAD; i++) {
-    const c = s.charCodeAt(i);
+    const c = charCodeAt.call(s, i);
     if (c < 0x20 || c === 0x22 || c === 0x5c) return false;
   }
   return true;
@@ -1047,7 +1066,7 @@ class BodyWriter {
     }
     if (!Number.isFinite(n)) this.refuse(REFUSAL.notFinite(n));
     const s = String(n);
-    for (let i = 0; i < s.length; i++) b[p++] = s.charCodeAt(i);
+    for (let i = 0; i < s.length; i++) b[p++] = charCodeAt.call(s, i);
     this.pos = p;
   }
 
@@ -1083,12 +1102,12 @@ class BodyWriter {
     let i = 0;
     let extra = this.extra;
     while (i < n) {
-      let c = s.charCodeAt(i);
+      let c = charCodeAt.call(s, i);
       // The run of characters written as they are.
       while ((c - 0x20) >>> 0 < 0x5f && c !== 0x22 && c !== 0x5c) {
         b[p++] = c;
         if (++i === n) break;
-        c = s.charCodeAt(i);
+        c = charCodeAt.call(s, i);
       }
       if (i === n) break;
       i++;
@@ -1104,7 +1123,7 @@ class BodyWriter {
         b[p++] = 0x80 | (c & 0x3f);
         extra += 2;
       } else {
-        const d = c <= 0xdbff && i < n ? s.charCodeAt(i) : 0;
+        const d = c <= 0xdbff && i < n ? charCodeAt.call(s, i) : 0;
         if (d < 0xdc00 || d > 0xdfff) return false;
         p = pair(b, p, c, d);
         extra += 2;
@@ -1155,7 +1174,7 @@ class BodyWriter {
     let i = 0;
     while (i < n) {
       let end = Math.min(n, i + CHUNK);
-      const last = s.charCodeAt(end - 1);
+      const last = charCodeAt.call(s, end - 1);
       if (end < n && last >= 0xd800 && last <= 0xdbff) end--;
       const segment = i === 0 && end === n ? s : s.slice(i, end);
       if (!viaRaw && this.pos + 3 * (end - i) > this.buf.length) this.grow(this.pos + 3 * (end - i));
@@ -1230,11 +1249,11 @@ class BodyWriter {
         b = this.buf;
       }
       while (i < stop) {
-        let c = s.charCodeAt(i);
+        let c = charCodeAt.call(s, i);
         while ((c - 0x20) >>> 0 < 0x5f && c !== 0x22 && c !== 0x5c) {
           b[p++] = c;
           if (++i === stop) break;
-          c = s.charCodeAt(i);
+          c = charCodeAt.call(s, i);
         }
         if (i === stop) break;
         i++;
@@ -1250,7 +1269,7 @@ class BodyWriter {
           b[p++] = 0x80 | (c & 0x3f);
           extra += 2;
         } else {
-          const d = c <= 0xdbff && i < n ? s.charCodeAt(i) : 0;
+          const d = c <= 0xdbff && i < n ? charCodeAt.call(s, i) : 0;
           if (d < 0xdc00 || d > 0xdfff) return false;
           p = pair(b, p, c, d);
           extra += 2;
