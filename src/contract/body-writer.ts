@@ -1092,9 +1092,9 @@ class BodyWriter {
     // server per process, but in a process that encodes every fixture
     // (bench/run.mjs --filter '^(frame/encode|peer/stringify)/') encode
     // fell to 0.52-0.72x bare in 5 of 5 runs, against 0.70-1.23x
-    // without it; reverted (git log 6b56f7e). What that slow state follows
-    // (most, the timing of V8's background compiler) is in bench/README.md;
-    // its cause is not settled.
+    // without it; reverted (git log 6b56f7e). That slow state was likely the
+    // megamorphic `charCodeAt` load that charCodeAt.call now avoids (see its
+    // note at the top); the word-at-a-time form has not been tried since.
     let p = this.pos;
     if (p + 6 * n + 2 > this.buf.length) this.grow(p + 6 * n + 2);
     const b = this.buf;
