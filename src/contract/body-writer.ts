@@ -166,12 +166,12 @@ const stringValue = String.prototype.valueOf;
 const numberValue = Number.prototype.valueOf;
 const booleanValue = Boolean.prototype.valueOf;
 // PERF NOTES: called on the caller's strings as `charCodeAt.call(s, i)`,
-// not `charCodeAt.call(s, i)`. The method's load has feedback on the string's
+// not `s.charCodeAt(i)`. The method's load has feedback on the string's
 // hidden class, and strings come in many: flat or made by concatenation,
 // one or two bytes a character, internalized or not. Past four, the load
 // goes megamorphic, and TurboFan then makes a generic load and a generic
 // call for every character, where it otherwise reads the character in
-// place. Whether a fifth class reaches string() while it runs unoptimized
+// place. Whether a fifth kind reaches string() while it runs unoptimized
 // depends on the values and on when the background compiler finishes.
 // That was the whole-process slow encode of bench/README.md: in a run that
 // fell into it, string()'s `charCodeAt` and `length` loads went from
