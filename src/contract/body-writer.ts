@@ -178,8 +178,8 @@ const booleanValue = Boolean.prototype.valueOf;
 // polymorphic to megamorphic (--log-ic), and in runs that stayed fast they
 // did not. Called through the function itself, the call has a known target
 // whatever the string, and TurboFan reduces it as before. The three-fixture
-// run of bench/README.md then stayed fast in 6 runs of 6, against 9 of 17
-// slow the same day before, and side by side in one process
+// run of bench/README.md then stayed out of it in 12 runs of 12, against
+// 9 of 17 slow the same day before, and side by side in one process
 // (bench/encode-interleaved.mjs, 30 rounds) this form ran at 0.95 to 1.04
 // of the other's speed on the listings, the error frames and the captures,
 // within the rounds' noise. `length`, read once a string, keeps its load.
