@@ -572,6 +572,26 @@ describe('buffers', () => {
     expect(scratchStats().bytes).toBeLessThanOrEqual(16 * 1024 * 1024);
   });
 
+  test("a character to escape or encode at any place in a short string, whatever four-character word it falls in, is JSON.stringify's", () => {
+    // string() writes four plain characters at a time, then one at a time: each odd character at each offset of
+    // strings of 1 to 13 characters crosses every boundary of those words, and the tail after the last one.
+    const odd = ['"', '\\', '\n', '\u0000', '\u001f', '\u007f', 'é', '€', '\u2028', '😀'];
+    let checked = 0;
+    for (let n = 1; n <= 13; n++) {
+      for (let at = 0; at < n; at++) {
+        for (const c of odd) {
+          const s = 'a'.repeat(at) + c + 'b'.repeat(Math.max(0, n - at - 1));
+          expect(list.encode(result(s))).toEqual(stringified(result(s)));
+          checked++;
+        }
+        // A lone surrogate there is refused, wherever it falls.
+        const lone = `${'a'.repeat(at)}\ud800${'b'.repeat(Math.max(0, n - at - 1))}`;
+        expect(() => list.encode(result(lone))).toThrow(EncodeError);
+      }
+    }
+    expect(checked).toBe(910);
+  });
+
   test("member names, short, long, escaped and non-ASCII, are JSON.stringify's", () => {
     for (let k = 0; k < 3; k++) {
       const many = Object.fromEntries(Array.from({ length: 1000 }, (_, j) => [`name-${k}-${j}`, j]));

@@ -201,6 +201,14 @@ SHORT_ESCAPE[0x0d] = 0x72; // r
 const HEX = Uint8Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
 
 /**
+ * PLAIN[c] is 1 for a UTF-16 unit written as it is, one byte (printable
+ * ASCII but `"` and `\\`), and 0 for every other: one load answers any
+ * unit, with no range test (base64.ts's CLASS is built the same way).
+ */
+const PLAIN = new Uint8Array(0x10000);
+for (let c = 0x20; c < 0x7f; c++) if (c !== 0x22 && c !== 0x5c) PLAIN[c] = 1;
+
+/**
  * A plain object, as JSON.parse makes one: every member its own, whatever
  * Object.prototype holds. `__proto__` is Object.prototype's setter, and an
  * assignment to a name Object.prototype holds read-only throws (the
@@ -1087,21 +1095,38 @@ class BodyWriter {
     // c >= 0x20 && c < 0x7f (bench/instructions.mjs, 100 rounds, the
     // servers' answers, listing-small and error).
     //
-    // Four plain characters at a time (a table load each, one word
-    // stored) counted 4 to 15% fewer instructions and ran faster one
-    // server per process, but in a process that encodes every fixture
-    // (bench/run.mjs --filter '^(frame/encode|peer/stringify)/') encode
-    // fell to 0.52-0.72x bare in 5 of 5 runs, against 0.70-1.23x
-    // without it; reverted (git log 6b56f7e). That slow state was likely the
-    // megamorphic `charCodeAt` load that charCodeAt.call now avoids (see its
-    // note at the top); the word-at-a-time form has not been tried since.
+    // Before that loop, four characters at a time: one table load each
+    // (PLAIN) and one test for the four, then one store of a word, where
+    // the loop's store reloads the view's length and data pointer for
+    // every byte. Encode counted 2.8, 4.1 and 9.7% fewer instructions on
+    // the filesystem, memory and everything servers' answers, 15.3% on
+    // listing-small and 3.6% on error (bench/instructions.mjs, 100
+    // rounds). First tried with s.charCodeAt(i) and reverted (git log
+    // 6b56f7e): processes that encoded every fixture then fell to
+    // 0.52-0.72x bare, the megamorphic load of the note at charCodeAt.
+    // Through charCodeAt.call, an encode-only run (bench/run.mjs --filter
+    // '^(frame/encode|peer/stringify)/') stayed at 0.83-1.34x bare on
+    // every fixture but the megabyte ones.
     let p = this.pos;
     if (p + 6 * n + 2 > this.buf.length) this.grow(p + 6 * n + 2);
     const b = this.buf;
+    const view = this.view;
     b[p++] = 0x22;
     let i = 0;
     let extra = this.extra;
     while (i < n) {
+      // Four plain characters at a time, written as one word.
+      while (i + 4 <= n) {
+        const c0 = charCodeAt.call(s, i);
+        const c1 = charCodeAt.call(s, i + 1);
+        const c2 = charCodeAt.call(s, i + 2);
+        const c3 = charCodeAt.call(s, i + 3);
+        if ((PLAIN[c0] & PLAIN[c1] & PLAIN[c2] & PLAIN[c3]) === 0) break;
+        view.setInt32(p, c0 | (c1 << 8) | (c2 << 16) | (c3 << 24), true);
+        p += 4;
+        i += 4;
+      }
+      if (i === n) break;
       let c = charCodeAt.call(s, i);
       // The run of characters written as they are.
       while ((c - 0x20) >>> 0 < 0x5f && c !== 0x22 && c !== 0x5c) {
