@@ -592,6 +592,24 @@ describe('buffers', () => {
     expect(checked).toBe(910);
   });
 
+  test("a character to escape or encode at any place in a short member name, whatever four-character word it falls in, is JSON.stringify's", () => {
+    // name() writes a name as string() writes a string, four plain characters at a time, then one at a time.
+    const odd = ['"', '\\', '\n', '\u0000', '\u001f', '\u007f', 'é', '€', '\u2028', '😀'];
+    let checked = 0;
+    for (let n = 1; n <= 13; n++) {
+      for (let at = 0; at < n; at++) {
+        for (const c of odd) {
+          const named = { [`${'a'.repeat(at)}${c}${'b'.repeat(n - at - 1)}`]: at, after: n };
+          expect(list.encode(result(named))).toEqual(stringified(result(named)));
+          checked++;
+        }
+        const lone = { [`${'a'.repeat(at)}\udc00${'b'.repeat(n - at - 1)}`]: at };
+        expect(() => list.encode(result(lone))).toThrow(EncodeError);
+      }
+    }
+    expect(checked).toBe(910);
+  });
+
   test("member names, short, long, escaped and non-ASCII, are JSON.stringify's", () => {
     for (let k = 0; k < 3; k++) {
       const many = Object.fromEntries(Array.from({ length: 1000 }, (_, j) => [`name-${k}-${j}`, j]));

@@ -987,6 +987,13 @@ class BodyWriter {
    * server's answers; bench/instructions.mjs). The loop replaced a map from
    * names to their bytes, kept between calls: without the map, encode took
    * 1.3 to 3.3% fewer instructions on every fixture.
+   * Four plain characters at a time, as string() writes them (its PERF
+   * NOTES), and read with charCodeAt.call: the memory server's answers,
+   * whose tools' schemas hold names such as description,
+   * additionalProperties and relationType, counted 6.1% fewer
+   * instructions for encode (1,669,722 a round against 1,567,699), the
+   * everything server's 0.7% fewer, the filesystem server's and the
+   * listings' within 0.2% (bench/instructions.mjs, 100 rounds).
    */
   name(k: string): void {
     const n = k.length;
@@ -994,10 +1001,21 @@ class BodyWriter {
     if (n <= NAME_LENGTH) {
       if (p + n + 3 > this.buf.length) this.grow(p + n + 3);
       const b = this.buf;
+      const view = this.view;
       b[p++] = 0x22;
       let i = 0;
+      while (i + 4 <= n) {
+        const c0 = charCodeAt.call(k, i);
+        const c1 = charCodeAt.call(k, i + 1);
+        const c2 = charCodeAt.call(k, i + 2);
+        const c3 = charCodeAt.call(k, i + 3);
+        if ((PLAIN[c0] & PLAIN[c1] & PLAIN[c2] & PLAIN[c3]) === 0) break;
+        view.setInt32(p, c0 | (c1 << 8) | (c2 << 16) | (c3 << 24), true);
+        p += 4;
+        i += 4;
+      }
       for (; i < n; i++) {
-        const c = k.charCodeAt(i);
+        const c = charCodeAt.call(k, i);
         if ((c - 0x20) >>> 0 >= 0x5f || c === 0x22 || c === 0x5c) break;
         b[p++] = c;
       }
