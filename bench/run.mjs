@@ -13,6 +13,7 @@ import { buildFixtures, describeFixture, DISTINCT_BYTES, SEED } from './lib/fixt
 import { environment, loadSimdjson, staleness, ROOT } from './lib/env.mjs';
 import { buildReport, renderMarkdown, targetPairs } from './lib/report.mjs';
 import { pairedRatios } from './lib/paired.mjs';
+import { probeCpus } from './lib/cpus.mjs';
 import { buildDocuments, documentCases } from './lib/documents.mjs';
 import { RELAY_FULL_NAMES } from './lib/decode-specs.mjs';
 import { loadNative } from './lib/native.mjs';
@@ -164,6 +165,8 @@ async function main() {
 
   const options = benchOptions(args.quick);
   const env = environment(Benchmark);
+  // How alike the CPUs run, at the start, before the paired rounds and at the end (bench/lib/cpus.mjs).
+  env.machine.cpuProbe = { start: probeCpus() };
   const progress = createProgress(cases.length);
   process.stderr.write(
     `mcp-frames bench: ${cases.length} of ${all.length} cases, ${args.quick ? 'quick' : 'full'} run, ` +
@@ -230,6 +233,7 @@ async function main() {
   const timed = new Set(results.filter((r) => 'opsPerSec' in r && r.opsPerSec).map((r) => `${r.name}@${r.backend}`));
   const byKey = new Map(cases.map((c) => [`${c.name}@${c.backend}`, c]));
   const pairs = targetPairs(backends.wasm.name).filter(([a, b]) => timed.has(a) && timed.has(b) && !byKey.get(a)?.defer && !byKey.get(b)?.defer);
+  if (pairs.length) env.machine.cpuProbe.paired = probeCpus();
   const paired = pairedRatios(pairs, byKey, { quick: args.quick, progress: progressLine });
   if (pairs.length) endProgress();
   // The wire-speed cases (bench/lib/wire.mjs) run after the rest, in rounds of their own.
@@ -275,6 +279,7 @@ async function main() {
   }
 
   env.machine.loadAverageAtEnd = os.loadavg().map((x) => Math.round(x * 100) / 100);
+  env.machine.cpuProbe.end = probeCpus();
   const report = buildReport({
     env,
     args: { filter: args.filter, quick: args.quick, parts: args.parts },
