@@ -987,13 +987,15 @@ class BodyWriter {
    * server's answers; bench/instructions.mjs). The loop replaced a map from
    * names to their bytes, kept between calls: without the map, encode took
    * 1.3 to 3.3% fewer instructions on every fixture.
-   * Four plain characters at a time, as string() writes them (its PERF
-   * NOTES), and read with charCodeAt.call: the memory server's answers,
-   * whose tools' schemas hold names such as description,
-   * additionalProperties and relationType, counted 6.1% fewer
-   * instructions for encode (1,669,722 a round against 1,567,699), the
-   * everything server's 0.7% fewer, the filesystem server's and the
-   * listings' within 0.2% (bench/instructions.mjs, 100 rounds).
+   *
+   * Writing four plain characters at a time here too, as string() does,
+   * counted 6.1% fewer instructions on the memory server's answers and
+   * 0.7% on the everything server's. But side by side in one process that
+   * also encoded the other fixtures (bench/encode-interleaved.mjs, three
+   * runs), the everything server's answers ran at 0.88–1.02× bare against
+   * 1.03–1.15× without it, and the filesystem server's at 0.78–0.94×
+   * against 0.88–0.96×. It was reverted. (Not checked: a longer name()
+   * may leave its callers less room to inline what they call.)
    */
   name(k: string): void {
     const n = k.length;
@@ -1001,21 +1003,10 @@ class BodyWriter {
     if (n <= NAME_LENGTH) {
       if (p + n + 3 > this.buf.length) this.grow(p + n + 3);
       const b = this.buf;
-      const view = this.view;
       b[p++] = 0x22;
       let i = 0;
-      while (i + 4 <= n) {
-        const c0 = charCodeAt.call(k, i);
-        const c1 = charCodeAt.call(k, i + 1);
-        const c2 = charCodeAt.call(k, i + 2);
-        const c3 = charCodeAt.call(k, i + 3);
-        if ((PLAIN[c0] & PLAIN[c1] & PLAIN[c2] & PLAIN[c3]) === 0) break;
-        view.setInt32(p, c0 | (c1 << 8) | (c2 << 16) | (c3 << 24), true);
-        p += 4;
-        i += 4;
-      }
       for (; i < n; i++) {
-        const c = charCodeAt.call(k, i);
+        const c = k.charCodeAt(i);
         if ((c - 0x20) >>> 0 >= 0x5f || c === 0x22 || c === 0x5c) break;
         b[p++] = c;
       }
