@@ -592,8 +592,9 @@ describe('buffers', () => {
     expect(checked).toBe(910);
   });
 
-  test("a character to escape or encode at any place in a short member name, whatever four-character word it falls in, is JSON.stringify's", () => {
-    // name() writes a name as string() writes a string, four plain characters at a time, then one at a time.
+  test("a character to escape or encode at any place in a short member name is JSON.stringify's", () => {
+    // name() writes a short name with a loop of its own, and hands the whole name to string() once it meets a
+    // character it does not write as it is: each odd character at each offset of names of 1 to 13 characters.
     const odd = ['"', '\\', '\n', '\u0000', '\u001f', '\u007f', 'é', '€', '\u2028', '😀'];
     let checked = 0;
     for (let n = 1; n <= 13; n++) {

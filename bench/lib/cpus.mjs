@@ -2,17 +2,18 @@
 // process of its own pinned to it (Linux, taskset).
 //
 // This machine's two virtual CPUs are not alike, and not alike for long.
-// For stretches of minutes, one runs memory-bound JavaScript 1.5 to 1.8
+// For stretches of minutes, one runs encode and JSON.stringify 1.6 to 1.8
 // times slower than the other, while a loop on registers runs alike on
-// both: the host shares the slow one's core with other work. Which one is
-// slow changes. Encode of the filesystem server's tool list, pinned to each
+// both: most likely the host shares the slow one's core with other work.
+// Which one is slow changes. Encode of the filesystem server's tool list, pinned to each
 // in turn (taskset -c), took 57 µs a frame on one and 33 on the other, in
 // three processes each; bare JSON.stringify + encodeInto 46 against 29. The
 // slowdown that stop 34 found in stretches of minutes, in the build before
 // a change as much as in the build after, was this: a process ran slow or
 // fast by the CPU it ran on (bench/README.md, "Stop 35").
 //
-// The benchmark runs this probe at its start and its end, and report.json
+// The benchmark runs this probe at its start, before the paired rounds
+// (bench/lib/paired.mjs) and at its end, and report.json
 // keeps the result (machine.cpuProbe), so that a reader can tell a run made
 // while one CPU was slow. The work is neither codec's: a walk of an object
 // graph that writes its strings into a byte buffer, and JSON.stringify of
@@ -29,8 +30,10 @@ const SELF = fileURLToPath(import.meta.url);
 const WORK_MS = 150;
 /** Processes per CPU, in turns: each CPU's speed is the best of its turns. */
 const TURNS = 2;
+/** Beyond this many CPUs the probe would take too long (about 0.6 s a CPU): it is skipped. */
+const MAX_CPUS = 8;
 
-/** The graph the work walks: 64 objects of 12 members, strings, numbers and an array each, about 20 KB of JSON. */
+/** The graph the work walks: 64 objects of 12 members, strings, numbers and an array each, about 19 KB of JSON. */
 function graph() {
   return Array.from({ length: 64 }, (_, i) => {
     const o = { id: i, name: `item-${i}`, description: `the ${i}th item of the probe's graph, a sentence long enough to be a real description` };
@@ -94,6 +97,7 @@ export function probeCpus() {
   const n = os.cpus().length;
   if (process.platform !== 'linux') return { at, skipped: 'not Linux' };
   if (n < 2) return { at, skipped: 'one CPU' };
+  if (n > MAX_CPUS) return { at, skipped: `${n} CPUs, more than the ${MAX_CPUS} it probes` };
   const pin = taskset();
   if (pin === null) return { at, skipped: 'no taskset (util-linux)' };
   const speeds = new Array(n).fill(0);
