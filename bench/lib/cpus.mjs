@@ -5,24 +5,26 @@
 // For stretches of minutes, one runs encode and JSON.stringify 1.6 to 1.8
 // times slower than the other, while a loop on registers runs alike on
 // both: most likely the host shares the slow one's core with other work.
-// Which one is slow changes. Encode of the filesystem server's tool list, pinned to each
-// in turn (taskset -c), took 57 µs a frame on one and 33 on the other, in
-// three processes each; bare JSON.stringify + encodeInto 46 against 29. The
-// slowdown that stop 34 found in stretches of minutes, in the build before
-// a change as much as in the build after, was this: a process ran slow or
-// fast by the CPU it ran on (bench/README.md, "Stop 35").
+// Which one is slow changes. Encode of the filesystem server's tool list,
+// pinned to each in turn (taskset -c), took 57 µs a frame on one and 33 on
+// the other, in three processes each; bare JSON.stringify + encodeInto 46
+// against 29. Most of the slowdown that stop 34 found in stretches of
+// minutes, in the build before a change as much as in the build after, was
+// this: a process ran slow or fast by the CPU it ran on (bench/README.md,
+// "Stop 35").
 //
 // The benchmark runs this probe at its start, before the paired rounds
-// (bench/lib/paired.mjs) and at its end, and report.json
-// keeps the result (machine.cpuProbe), so that a reader can tell a run made
-// while one CPU was slow. The work is neither codec's: a walk of an object
-// graph that writes its strings into a byte buffer, and JSON.stringify of
-// the same graph, the two kinds of work that encode and its bare peer do.
+// (bench/lib/paired.mjs) and at its end, and report.json keeps the result
+// (machine.cpuProbe), so that a reader can tell a run made while one CPU
+// was slow. The work is neither codec's: a walk of an object graph that
+// writes its strings into a byte buffer, and JSON.stringify of the same
+// graph, the two kinds of work that encode and its bare peer do.
 
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { cpuMicros } from './paired.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
 
@@ -55,10 +57,7 @@ function walk(v, out, at) {
   return at;
 }
 
-const cpuMs = () => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-};
+const cpuMs = () => cpuMicros() / 1000;
 
 /** The work, in this process: rounds (a walk and a JSON.stringify each) a CPU millisecond. */
 export function work(ms = WORK_MS) {
