@@ -75,6 +75,19 @@ const PARSE_ACCEPTS: [string, string | Uint8Array][] = [
   ['a cut three-byte sequence', Uint8Array.from([0x22, 0xe2, 0x82, 0x22])],
   ['a stray continuation byte', Uint8Array.from([0x22, 0x61, 0x80, 0x22])],
   ['a cut sequence at the end of a 64-byte block', Uint8Array.from([0x22, ...new Array(62).fill(0x61), 0xe2, 0x82, 0x22])],
+  // Long strings: what comes before, inside and after blocks that lie inside one string is still read.
+  [
+    'a cut sequence before a block inside the same string',
+    Uint8Array.from([0x22, ...new Array(62).fill(0x61), 0xe2, 0x82, ...new Array(130).fill(0x61), 0x22]),
+  ],
+  [
+    'a stray continuation byte amid blocks inside a string',
+    Uint8Array.from([0x22, ...new Array(140).fill(0x61), 0x80, ...new Array(140).fill(0x61), 0x22]),
+  ],
+  ['a lone surrogate escape after blocks inside a string', `["${'Q'.repeat(200)}\\ud800"]`],
+  ['an exponent past the largest double after a long string', `{"blob":"${'Q'.repeat(300)}","n":1e400}`],
+  ['an exponent past the largest double right after a long string of digits', `["${'7'.repeat(200)}",1e400]`],
+  ['128 arrays nested around long strings', `${`["${'x'.repeat(70)}",`.repeat(128)}0${']'.repeat(128)}`],
 ];
 
 /** Bodies rule 4.1 accepts that the screen must let through (so that decode is fast on them), on every backend. */
@@ -87,6 +100,7 @@ const SCREEN_PASSES: [string, string][] = [
   ['a surrogate pair written as UTF-8', '["😀 é 日本語"]'],
   ['numbers without exponents', '[0,-1,1.5,123456789012345678901234567890,-0.25]'],
   ['a string ending across a block', `{"k":"${'x'.repeat(70)}","m":[1,2]}`],
+  ['a long blob', `{"blob":"${'QUJD'.repeat(100)}=="}`],
 ];
 
 describe.each(BACKEND_ROWS)('the decode screen on %s', (_name, backend) => {

@@ -76,13 +76,22 @@ const LONG_RUN = 64;
  * A string with this many units or more to go is worth copying to bytes for
  * the word loop (alphabetRunOfString).
  *
- * PERF NOTES: a loop of `charCodeAt` and one table load ran at 2.5 to 3 ns
- * a unit here. Timed in turns in one process (the median of 10), isBase64Js
- * took 64 ns for the everything server's 44-unit blobs from 32, against 90
- * from 64 (test/fixtures/servers), and 66 against 105 for 56 units; from
- * 16 or 24, strings of 16 to 24 units took 10 to 40 ns longer.
+ * PERF NOTES: a loop of `charCodeAt` and one table load ran at 1.5 to 2.5
+ * ns a unit here; the copy costs a fixed call into the runtime. What that
+ * call costs depends on what ran before it. Timed on strings JSON.parse had
+ * just made (the way decode meets them: a fresh object of four members
+ * parsed before each check, the median of 12 rounds in one process pinned
+ * to one core), the word loop from 32 units took 124, 112, 120 and 125 ns
+ * on strings of 44, 64, 80 and 96 units, and the charCodeAt loop 66, 97,
+ * 126 and 176. Timed on strings made once and kept, the word loop had won
+ * from 32 (64 ns against 90 on the everything server's 44-unit blobs),
+ * which is how this was 32 until stop 36. Checked after JSON.parse of
+ * their frames, the everything server's 44-unit blobs took 158 to 209 ns
+ * from 32 and 86 to 108 with the charCodeAt loop (four runs), and decode
+ * of those 50 frames took 0.92 of the time with 72 (the median of 15 twos
+ * of rounds, the two builds loaded side by side).
  */
-const STRING_RUN = 32;
+const STRING_RUN = 72;
 
 // The string's units are copied to bytes (encodeInto, native) a buffer at a
 // time; allocated once, and under the 128 KiB past which a fresh buffer
