@@ -101,6 +101,24 @@ describe('isBase64 accepts exactly what atob accepts', () => {
     }
   });
 
+  test('strings of 60 to 84 units, on both sides of the length where the word loop takes over, as JSON.parse makes them', () => {
+    const run = 'QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZnaGlqa2xtbm9wcXJzdHV2d3h5eisvMDEyMzQ1Njc4OQ';
+    let cases = 0;
+    for (let length = 60; length <= 84; length++) {
+      const clean = run.slice(0, length);
+      const faulted = [0, length >> 1, length - 1].flatMap((at) =>
+        ['!', ' ', '=', 'é'].map((u) => `${clean.slice(0, at)}${u}${clean.slice(at + 1)}`),
+      );
+      for (const s of [clean, `${clean.slice(0, -1)}=`, `${clean.slice(0, -2)}==`, ...faulted]) {
+        // Decode checks strings JSON.parse has made; the word loop copies them with encodeInto.
+        const parsed = JSON.parse(JSON.stringify({ blob: s })).blob as string;
+        expect(isBase64(parsed)).toBe(atobAccepts(s));
+        cases++;
+      }
+    }
+    expect(cases).toBe(25 * 15);
+  });
+
   test('a MiB of base64, with and without a fault at its end, on the string and on the bytes', () => {
     const good = Buffer.from(Uint8Array.from({ length: 768 * 1024 }, (_, k) => (k * 2654435761) >>> 24)).toString('base64');
     for (const s of [
