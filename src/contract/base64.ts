@@ -77,11 +77,12 @@ const LONG_RUN = 64;
  * the word loop (alphabetRunOfString).
  *
  * PERF NOTES: a loop of `charCodeAt` and one table load ran at 1.5 to 2.5
- * ns a unit here; the copy costs a fixed call into the runtime. What that
- * call costs depends on what ran before it. Timed on strings JSON.parse had
- * just made (the way decode meets them: a fresh object of four members
- * parsed before each check, the median of 12 rounds in one process pinned
- * to one core), the word loop from 32 units took 124, 112, 120 and 125 ns
+ * ns a unit here; the word loop costs a call into the runtime (the copy)
+ * and loads from a table of 64 KiB, and what those cost depends on what
+ * ran before them. Timed on strings JSON.parse had just made (the way
+ * decode meets them: a fresh object of four members parsed before each
+ * check, the median of 12 rounds in one process pinned to one core), the
+ * word loop from 32 units took 124, 112, 120 and 125 ns
  * on strings of 44, 64, 80 and 96 units, and the charCodeAt loop 66, 97,
  * 126 and 176. Timed on strings made once and kept, the word loop had won
  * from 32 (64 ns against 90 on the everything server's 44-unit blobs),
