@@ -82,9 +82,8 @@ const LONG_RUN = 64;
  * ran before them. Timed on strings JSON.parse had just made (the way
  * decode meets them: a fresh object of four members parsed before each
  * check, the median of 12 rounds in one process pinned to one core), the
- * word loop from 32 units took 124, 112, 120 and 125 ns
- * on strings of 44, 64, 80 and 96 units, and the charCodeAt loop 66, 97,
- * 126 and 176. Timed on strings made once and kept, the word loop had won
+ * word loop from 32 units took 124, 112, 120 and 125 ns on strings of 44,
+ * 64, 80 and 96 units, and the charCodeAt loop 66, 97, 126 and 176. Timed on strings made once and kept, the word loop had won
  * from 32 (64 ns against 90 on the everything server's 44-unit blobs),
  * which is how this was 32 until stop 36. Checked after JSON.parse of
  * their frames, the everything server's 44-unit blobs took 158 to 209 ns
