@@ -43,6 +43,28 @@
 // last WARM.window slices beats the best of the window before by more
 // than WARM.gain, for at least WARM.min slices each and at most WARM.max.
 //
+// Nor until neither case's last WARM.window slices lost more than
+// WARM.faultShare of their CPU time to page faults (at FAULT_US each, what
+// a minor fault costs on this VM). A process new to a case that returns
+// fresh memory grows its C heap in steps for a second or two: encode
+// returns its frames in ArrayBuffers (an 8 KiB slab shared by small ones,
+// a buffer of its own for a frame over 4 KiB), which come from the C heap,
+// where bare JSON.stringify's strings come from the engine's young
+// generation, long since faulted in. In a process that ran only the
+// filesystem server's answers (the pair alone, pinned), the slices where
+// encode took 0.19 to 0.25 faults a call (memset of new backing stores,
+// and malloc growing the heap: perf) ran at 0.42 to 0.50× bare, those
+// without faults at 0.90 to 0.97×. The resident size rose from 95 to 107
+// MB and then stayed, and no slice took faults after the 30th round, in
+// two processes of 60 rounds. A slice that catches the growth times the
+// process settling in, not the case: a server pays it once. The faults
+// came in the rounds that timed encode first, right after the round
+// before had timed it last: two slices of encode in a row hold more of its
+// frames at once, before the collector frees them, than one between
+// slices of bare. So the warm-up runs its slices in the rounds' order, a
+// pair in each order in turn. Each round's faults are kept in the report
+// (pairedFaults), so that a reader can see which rounds paid any.
+//
 // # The CPU
 //
 // Each round records the CPU it ended on (Linux: /proc/thread-self/stat).
@@ -63,8 +85,18 @@ import { readFileSync } from 'node:fs';
 /** Rounds of each pair (even: a round in each order, in twos), and the CPU time of each slice, in ms. */
 export const PAIRED = { rounds: 16, sliceMs: 30, quickRounds: 4, quickSliceMs: 10 };
 
-/** Warm-up: slices of each case at least `min` and at most `max`, ended when the best of the last `window` is within `gain` of the best of the window before. */
-export const WARM = { min: 6, max: 40, window: 3, gain: 0.03 };
+/**
+ * Warm-up: slices of each case at least `min` and at most `max`, ended when the best of the last `window` is within
+ * `gain` of the best of the window before, and none of the last `window` lost more than `faultShare` of its CPU time
+ * to page faults.
+ */
+export const WARM = { min: 6, max: 40, window: 3, gain: 0.03, faultShare: 0.02 };
+
+/** What a minor page fault costs on the machine the benchmarks were tuned on, in µs (for the warm-up's judgement only). */
+export const FAULT_US = 12;
+
+/** Minor page faults of this process so far. */
+const faultsNow = () => process.resourceUsage().minorPageFault;
 
 /** This process's CPU time, user and system, in microseconds: the clock of every interleaved measurement. */
 export const cpuMicros = () => {
@@ -92,19 +124,28 @@ export function currentCpu() {
  * @param {number} ms
  */
 export function warmUp(num, den, ms, warm = WARM) {
-  /** @type {number[][]} */
-  const speeds = [[], []];
-  /** @param {number[]} xs */
-  const rising = (xs) => {
+  /** @type {{ speed: number, faultShare: number }[][]} */
+  const slices = [[], []];
+  /** @param {{ speed: number, faultShare: number }[]} xs */
+  const settling = (xs) => {
     const w = warm.window;
     if (xs.length < Math.max(warm.min, 2 * w)) return true;
-    return Math.max(...xs.slice(-w)) > (1 + warm.gain) * Math.max(...xs.slice(-2 * w, -w));
+    if (xs.slice(-w).some((x) => x.faultShare > warm.faultShare)) return true;
+    const best = (/** @type {{ speed: number }[]} */ ys) => Math.max(...ys.map((y) => y.speed));
+    return best(xs.slice(-w)) > (1 + warm.gain) * best(xs.slice(-2 * w, -w));
   };
-  while (speeds[0].length < warm.max && (rising(speeds[0]) || rising(speeds[1]))) {
-    speeds[0].push(speed(num, ms));
-    speeds[1].push(speed(den, ms));
+  // In the rounds' order, one in each order in turn: a case run twice in a row, as the rounds run it, holds more
+  // garbage at once than one run between slices of the other (see Warming up above).
+  while (slices[0].length < warm.max && (settling(slices[0]) || settling(slices[1]))) {
+    if (slices[0].length % 2 === 0) {
+      slices[0].push(slice(num, ms));
+      slices[1].push(slice(den, ms));
+    } else {
+      slices[1].push(slice(den, ms));
+      slices[0].push(slice(num, ms));
+    }
   }
-  return speeds[0].length;
+  return slices[0].length;
 }
 
 /**
@@ -126,15 +167,20 @@ export function twosOf(ratios) {
 }
 
 /**
- * Calls per CPU second of `fn`, over at least `ms` of CPU time. The clock
- * (a getrusage call, about a microsecond) is read once per batch of calls,
+ * Calls per CPU second of `fn`, over at least `ms` of CPU time, and the
+ * share of that time its page faults took at FAULT_US each. The clock (a
+ * getrusage call, about a microsecond) is read once per batch of calls,
  * and batches double until one takes 200 µs, so that reading it costs under
  * 1% of what is measured even for a call of a few hundred nanoseconds.
+ *
+ * @param {() => unknown} fn
+ * @param {number} ms
  */
-function speed(fn, ms) {
+function slice(fn, ms) {
   const budget = ms * 1000;
   let calls = 0;
   let batch = 1;
+  const faults = faultsNow();
   const start = cpuMicros();
   let spent = 0;
   do {
@@ -144,7 +190,7 @@ function speed(fn, ms) {
     spent = cpuMicros() - start;
     if (spent - before < 200) batch *= 2;
   } while (spent < budget);
-  return (calls * 1e6) / spent;
+  return { speed: (calls * 1e6) / spent, faultShare: ((faultsNow() - faults) * FAULT_US) / spent };
 }
 
 /**
@@ -152,7 +198,9 @@ function speed(fn, ms) {
  * denominator (speeds): the median of the twos' ratios (see above), their
  * lowest and highest, every round's ratio in the order run (`each`:
  * numerator first in rounds 0, 2, 4 and so on), the CPU each round ended
- * on (`cpus`), and the slices of warm-up each case ran (`warmSlices`).
+ * on (`cpus`), the share of each round's slices lost to page faults
+ * (`faultShares`: numerator's, denominator's), and the slices of warm-up
+ * each case ran (`warmSlices`).
  * `pairs` holds keys of `cases` (`name@backend`); a case must be a plain
  * function (not deferred).
  *
@@ -163,7 +211,7 @@ function speed(fn, ms) {
 export function pairedRatios(pairs, cases, { quick = false, progress = (_line) => {} } = {}) {
   const rounds = quick ? PAIRED.quickRounds : PAIRED.rounds;
   const ms = quick ? PAIRED.quickSliceMs : PAIRED.sliceMs;
-  /** @type {Map<string, { median: number, min: number, max: number, rounds: number, sliceMs: number, each: number[], cpus: number[], warmSlices: number }>} */
+  /** @type {Map<string, { median: number, min: number, max: number, rounds: number, sliceMs: number, each: number[], cpus: number[], faultShares: number[][], warmSlices: number }>} */
   const out = new Map();
   let done = 0;
   for (const [numKey, denKey] of pairs) {
@@ -175,17 +223,22 @@ export function pairedRatios(pairs, cases, { quick = false, progress = (_line) =
     const warmSlices = warmUp(num.fn, den.fn, ms, quick ? { ...WARM, min: 2, max: 8 } : WARM);
     const ratios = [];
     const cpus = [];
+    const faultShares = [];
     for (let r = 0; r < rounds; r++) {
+      let a;
+      let b;
       if (r % 2 === 0) {
-        const a = speed(num.fn, ms);
-        ratios.push(a / speed(den.fn, ms));
+        a = slice(num.fn, ms);
+        b = slice(den.fn, ms);
       } else {
-        const b = speed(den.fn, ms);
-        ratios.push(speed(num.fn, ms) / b);
+        b = slice(den.fn, ms);
+        a = slice(num.fn, ms);
       }
+      ratios.push(a.speed / b.speed);
+      faultShares.push([a.faultShare, b.faultShare]);
       cpus.push(currentCpu());
     }
-    out.set(`${numKey}|${denKey}`, { ...twosOf(ratios), rounds, sliceMs: ms, each: ratios, cpus, warmSlices });
+    out.set(`${numKey}|${denKey}`, { ...twosOf(ratios), rounds, sliceMs: ms, each: ratios, cpus, faultShares, warmSlices });
   }
   return out;
 }

@@ -127,6 +127,7 @@ function judgeTarget(spec, results, simdjsonNative, nativeBuilt, paired) {
           pairedRange: [fixed(pair.min, 3), fixed(pair.max, 3)],
           pairedRounds: pair.each.map((x) => fixed(x, 3)),
           pairedCpus: pair.cpus,
+          pairedFaults: pair.faultShares.map(([a, b]) => [fixed(a, 3), fixed(b, 3)]),
           warmSlices: pair.warmSlices,
           sequentialRatio: fixed(sequential, 3),
           withinNoise: spec.target >= pair.min && spec.target <= pair.max,
@@ -441,7 +442,7 @@ export function renderMarkdown(report) {
   const paired = r.targets.find((t) => t.pairedRange);
   if (paired) {
     out.push(
-      `Where both cases of a ratio are functions timed in this process, the ratio judged is the ${paired.method}: after the benchmark.js pass, the two cases ran in turn in slices of CPU time, round after round, and the ratio was taken within each round (bench/lib/paired.mjs). The rounds go in twos, one in each order, and a two's ratio is the geometric mean of its two rounds' ratios: the case timed second in a round pays for collecting the first one's garbage (up to twice as slow on blob-1m decode), and this cancels that. Before its rounds, a pair's two cases ran in turn, a slice each, until neither ran more than 3% faster than in the slices before (warmSlices). The range given is the twos'; report.json gives every round's ratio (pairedRounds) and the CPU each ended on (pairedCpus). benchmark.js times each case alone, minutes apart from the other, and on this shared machine that alone moved ratios by up to a third between runs of one commit. Its ratio is in the last column. The other targets (the wire, CLI, TCP and scale cases, and CPU-per-byte targets) are judged as measured.`,
+      `Where both cases of a ratio are functions timed in this process, the ratio judged is the ${paired.method}: after the benchmark.js pass, the two cases ran in turn in slices of CPU time, round after round, and the ratio was taken within each round (bench/lib/paired.mjs). The rounds go in twos, one in each order, and a two's ratio is the geometric mean of its two rounds' ratios: the case timed second in a round pays for collecting the first one's garbage (up to twice as slow on blob-1m decode), and this cancels that. Before its rounds, a pair's two cases ran in turn, a slice each, until neither ran more than 3% faster than in the slices before, nor lost more than 2% of its CPU time to page faults, at 12 µs a fault (warmSlices): a process new to a case that returns ArrayBuffers, as encode does, grows its C heap for a second or two. The range given is the twos'; report.json gives every round's ratio (pairedRounds), the CPU each ended on (pairedCpus), and the share of each round's two slices, numerator's then denominator's, lost to page faults (pairedFaults). benchmark.js times each case alone, minutes apart from the other, and on this shared machine that alone moved ratios by up to a third between runs of one commit. Its ratio is in the last column. The other targets (the wire, CLI, TCP and scale cases, and CPU-per-byte targets) are judged as measured.`,
     );
     out.push('');
   }
