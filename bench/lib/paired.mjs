@@ -65,6 +65,14 @@
 // pair in each order in turn. Each round's faults are kept in the report
 // (pairedFaults), so that a reader can see which rounds paid any.
 //
+// A case that faults in every slice, however long it runs, never meets
+// this, and its warm-up runs all WARM.max slices: one that makes fresh
+// memory of 128 KiB or more on every call, as typed decode of the 1 MiB
+// fixtures and the bare peers on them do (those slices lost 25 to 97% of
+// their time to faults in the first full run with this; encode of them
+// lost none), faults in its steady state, and that is part of what it
+// costs. In that run 11 pairs of 74 ran the 40 slices, about 2.4 s each.
+//
 // # The CPU
 //
 // Each round records the CPU it ended on (Linux: /proc/thread-self/stat).
@@ -91,6 +99,9 @@ export const PAIRED = { rounds: 16, sliceMs: 30, quickRounds: 4, quickSliceMs: 1
  * to page faults.
  */
 export const WARM = { min: 6, max: 40, window: 3, gain: 0.03, faultShare: 0.02 };
+
+/** The warm-up of a --quick run: a smoke test of the method, not a measurement. */
+export const QUICK_WARM = { ...WARM, min: 2, max: 8 };
 
 /** What a minor page fault costs on the machine the benchmarks were tuned on, in µs (for the warm-up's judgement only). */
 export const FAULT_US = 12;
@@ -220,7 +231,7 @@ export function pairedRatios(pairs, cases, { quick = false, progress = (_line) =
     if (!num || !den || num.defer || den.defer) continue;
     progress(`paired ratios: ${++done} of ${pairs.length}, ${numKey} ÷ ${denKey}`);
     // Warm first, so that no round pays for a cold JIT (see Warming up above).
-    const warmSlices = warmUp(num.fn, den.fn, ms, quick ? { ...WARM, min: 2, max: 8 } : WARM);
+    const warmSlices = warmUp(num.fn, den.fn, ms, quick ? QUICK_WARM : WARM);
     const ratios = [];
     const cpus = [];
     const faultShares = [];
