@@ -101,7 +101,10 @@ export const PAIRED = { rounds: 16, sliceMs: 30, quickRounds: 4, quickSliceMs: 1
 export const WARM = { min: 6, max: 40, window: 3, gain: 0.03, faultShare: 0.02 };
 
 /** The warm-up of a --quick run: a smoke test of the method, not a measurement. */
-export const QUICK_WARM = { ...WARM, min: 2, max: 8 };
+const QUICK_WARM = { ...WARM, min: 2, max: 8 };
+
+/** The warm-up a run uses: the report reads it from here too, to say what ran. */
+export const warmFor = (/** @type {boolean} */ quick) => (quick ? QUICK_WARM : WARM);
 
 /** What a minor page fault costs on the machine the benchmarks were tuned on, in µs (for the warm-up's judgement only). */
 export const FAULT_US = 12;
@@ -231,7 +234,7 @@ export function pairedRatios(pairs, cases, { quick = false, progress = (_line) =
     if (!num || !den || num.defer || den.defer) continue;
     progress(`paired ratios: ${++done} of ${pairs.length}, ${numKey} ÷ ${denKey}`);
     // Warm first, so that no round pays for a cold JIT (see Warming up above).
-    const warmSlices = warmUp(num.fn, den.fn, ms, quick ? QUICK_WARM : WARM);
+    const warmSlices = warmUp(num.fn, den.fn, ms, warmFor(quick));
     const ratios = [];
     const cpus = [];
     const faultShares = [];

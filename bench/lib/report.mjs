@@ -5,7 +5,7 @@ import { CAPTURES, decodeSpeedTargets, decodeTargets, judgeSpeedTarget } from '.
 import { documentTable, documentTargets } from './documents.mjs';
 import { scaleTargets } from './scale.mjs';
 import { limitSpecs, renderLimits } from './limits.mjs';
-import { FAULT_US, QUICK_WARM, WARM } from './paired.mjs';
+import { FAULT_US, warmFor } from './paired.mjs';
 import { renderWire, wireTargets } from './wire.mjs';
 
 export const FRAME_FIXTURES = ['listing-small', 'listing-medium', 'text-48k', 'text-1m', 'blob-48k', 'blob-1m', 'error'];
@@ -444,7 +444,7 @@ export function renderMarkdown(report) {
   const paired = pairs[0];
   if (paired) {
     const pct = (/** @type {number} */ x) => `${Math.round(x * 100)}%`;
-    const warm = r.mode === 'quick' ? QUICK_WARM : WARM;
+    const warm = warmFor(r.mode === 'quick');
     const capped = pairs.filter((t) => t.warmSlices >= warm.max);
     out.push(
       `Where both cases of a ratio are functions timed in this process, the ratio judged is the ${paired.method}: after the benchmark.js pass, the two cases ran in turn in slices of CPU time, round after round, and the ratio was taken within each round (bench/lib/paired.mjs). The rounds go in twos, one in each order, and a two's ratio is the geometric mean of its two rounds' ratios: the case timed second in a round pays for collecting the first one's garbage (up to twice as slow on blob-1m decode), and this cancels that. Before its rounds, a pair's two cases ran in turn, a slice each, until neither ran more than ${pct(warm.gain)} faster than in the slices before, nor lost more than ${pct(warm.faultShare)} of its CPU time to page faults, at ${FAULT_US} µs a fault, or for ${warm.max} slices at most (warmSlices): a process new to a case that returns ArrayBuffers, as encode does, grows its C heap for a second or two. A case that takes page faults in every slice, as one that makes fresh memory of 128 KiB or more on every call does, never meets the second condition, and its pair's warm-up runs all ${warm.max} slices. In this run ${capped.length} of ${pairs.length} pairs ran all ${warm.max}${capped.length ? ` (${[...new Set(capped.map((t) => t.fixture))].join(', ')})` : ''}. The range given is the twos'; report.json gives every round's ratio (pairedRounds), the CPU each ended on (pairedCpus), and the share of each round's two slices, numerator's then denominator's, lost to page faults (pairedFaults). benchmark.js times each case alone, minutes apart from the other, and on this shared machine that alone moved ratios by up to a third between runs of one commit. Its ratio is in the last column. The other targets (the wire, CLI, TCP and scale cases, and CPU-per-byte targets) are judged as measured.`,
