@@ -12,7 +12,7 @@ import { RelayState } from '../../dist/relay/relay.js';
 import { writeFrame } from '../../dist/contract/body-writer.js';
 import { judge, judgeError } from '../../dist/contract/schema.js';
 import { concat, cycle, responseRecord, finishRecord, HEADER_SIZE, TAG_RESULT } from './fixtures.mjs';
-import { nativeFrameCase } from './limits.mjs';
+import { nativeFrameCase, STRINGIFY_COPY } from './limits.mjs';
 
 const CODECS = { 'list-resources': listResources, 'read-resource': readResource };
 const MAX_FRAME = 16 * 1024 * 1024;
@@ -240,6 +240,19 @@ export function buildCases(fixtures, simdjson, native) {
           for (const v of V) sameBytes(out.subarray(0, stringify(v)), v.bytes, 'stringify');
         },
         fn: () => (blackhole = stringify(next())),
+      });
+      const nextCopy = cycle(V);
+      add({
+        layer: 'peer',
+        op: 'stringify-copy',
+        fixture: f.name,
+        backend: 'JSON.stringify',
+        bytes: n,
+        impl: `${STRINGIFY_COPY}: not a target's peer (bench/lib/limits.mjs)`,
+        check: () => {
+          for (const v of V) sameBytes(Buffer.from(out.subarray(0, stringify(v))), v.bytes, 'stringify-copy');
+        },
+        fn: () => (blackhole = Buffer.from(out.subarray(0, stringify(nextCopy())))),
       });
     }
     memcpyCase(f);

@@ -34,8 +34,9 @@
 // of one push at a time (on listing-small, one 150-byte record a push, the
 // push's own cost bounds the ratio: see the report).
 //
-//   captureCases(backends)     typed decode, bare JSON.parse, encode and bare
-//                              JSON.stringify + encodeInto on the real-server
+//   captureCases(backends)     typed decode, bare JSON.parse, encode, bare
+//                              JSON.stringify + encodeInto, and that with a
+//                              copy out (limits.mjs) on the real-server
 //                              captures (test/fixtures/servers/, issue 15
 //                              item 4), one fixture per server: its frames
 //                              taken in turn, each through its own endpoint's
@@ -55,6 +56,7 @@ import { CoreInstance } from '../../dist/backend/wasm/instance.js';
 import { readBuild } from '../../dist/backend/disk.js';
 import { isBase64Bytes } from '../../dist/contract/base64.js';
 import { BLOBS, RELAY_FIXTURES } from './decode-specs.mjs';
+import { STRINGIFY_COPY } from './limits.mjs';
 import { concat, cycle, finishRecord, responseRecord } from './fixtures.mjs';
 import { ENDPOINTS } from '../../dist/frame/endpoints.js';
 import { locate } from '../../dist/contract/locate.js';
@@ -289,6 +291,19 @@ export function captureCases(backends) {
         for (const x of f.items) deepStrictEqual(Buffer.from(out.subarray(0, stringify(x))), Buffer.from(x.written), 'stringify');
       },
       fn: () => stringify(nextStringify()),
+    });
+    const nextCopy = cycle(f.items);
+    add({
+      layer: 'peer',
+      op: 'stringify-copy',
+      fixture: f.name,
+      backend: 'JSON.stringify',
+      bytes: f.writtenPerOp,
+      impl: `${STRINGIFY_COPY}, on the values of ${what}: not a target's peer (bench/lib/limits.mjs)`,
+      check() {
+        for (const x of f.items) deepStrictEqual(Buffer.from(out.subarray(0, stringify(x))), Buffer.from(x.written), 'stringify-copy');
+      },
+      fn: () => Buffer.from(out.subarray(0, stringify(nextCopy()))),
     });
   }
   return cases;
