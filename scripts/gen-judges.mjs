@@ -39,6 +39,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as sdk from '@modelcontextprotocol/sdk/types.js';
+import ts from 'typescript';
 import { util } from 'zod/v4/core';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -75,30 +76,17 @@ for (const [source, name] of KNOWN_FNS) {
 }
 
 // ---------------------------------------------------------------------------
-// The signature: the same string judge-kit.ts's signature() computes.
+// The signature: src/contract/signature.ts, the one the generated module
+// checks at load. It runs here before tsc has compiled anything, so it is
+// transpiled on the spot; it imports nothing, so it runs from a data: URL.
 
-const show = (v) => (typeof v === 'string' ? JSON.stringify(v) : String(v));
-
-function signature(node) {
-  const z = node._zod;
-  const d = z.def;
-  const parts = [d.type, [...z.traits].filter((t) => t.startsWith('$')).join('+'), String(z.optin), String(z.optout)];
-  if (d.type === 'object') parts.push(Object.keys(d.shape).join(','), d.catchall ? d.catchall._zod.def.type : '-');
-  if (d.type === 'literal') parts.push(d.values.map(show).join(','));
-  if (d.type === 'enum') parts.push(util.getEnumValues(d.entries).map(show).join(','));
-  if (d.type === 'union') parts.push(String(d.options.length), String(d.inclusive), String(d.discriminator));
-  if (d.coerce) parts.push('coerce');
-  const checks = z.traits.has('$ZodCheck') ? [node, ...(d.checks ?? [])] : (d.checks ?? []);
-  for (const c of checks) {
-    const cd = c._zod.def;
-    parts.push(
-      [cd.check, cd.format, cd.value, cd.maximum, cd.minimum, cd.inclusive, cd.abort, cd.when ? 'when' : '', cd.pattern, cd.fn ? String(cd.fn) : '']
-        .map((v) => (v === undefined ? '' : show(v)))
-        .join(':'),
-    );
-  }
-  return parts.join('|');
-}
+const { signature } = await import(
+  `data:text/javascript;base64,${Buffer.from(
+    ts.transpileModule(readFileSync(join(ROOT, 'src', 'contract', 'signature.ts'), 'utf8'), {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+    }).outputText,
+  ).toString('base64')}`
+);
 
 /**
  * The source of a module of judges for `spec.roots`: each root is a zod

@@ -6,7 +6,9 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { generate } from '../scripts/gen-judges.mjs';
 import { judgeBytes } from '../src/contract/judge-bytes.js';
-import { at, finalize, root, SchemaDrift, type ZodNode } from '../src/contract/judge-kit.js';
+import * as sdk from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { at, finalize, probeVerdicts, root, SchemaDrift, signature, type ZodNode } from '../src/contract/judge-kit.js';
 import type { JudgeNode } from '../src/contract/judge-node.js';
 import { valuesFor } from './support/schema-values.js';
 import { Zoo, ZooList } from './support/zoo.js';
@@ -71,4 +73,54 @@ test('a node whose signature changed is refused at load', () => {
   expect(() => root(node, 'object|something else')).toThrow(SchemaDrift);
   expect(() => at(node, 'shape', 'strict', 'not its signature')).toThrow(SchemaDrift);
   expect(() => at(node, 'shape', 'no-such-member', 'x')).toThrow(/not a zod node/);
+});
+
+describe('a refinement is signed by what it does, so a bundle keeps the judges and a real change drops them', () => {
+  const blob = sdk.BlobResourceContentsSchema.shape.blob as unknown as ZodNode;
+  const objects = (sdk.ToolSchema.shape.inputSchema.shape.properties as unknown as { _zod: { def: { innerType: ZodNode } } })._zod.def.innerType._zod
+    .def.valueType as ZodNode;
+  const recorded = { blob: signature(blob), objects: signature(objects) };
+  /** A node holding `node` as member `x`, for `at` to find. */
+  const holder = (node: unknown) => ({ _zod: { def: { x: node } } }) as unknown as ZodNode;
+
+  test("the SDK's refinements, printed again as a minifier prints them, keep their signatures", () => {
+    // What esbuild --minify makes of the SDK's own functions.
+    const minifiedBase64 = z.string().refine((e) => {
+      try {
+        // biome-ignore lint/complexity/noCommaOperator: a minifier's own spelling, on purpose.
+        return (atob(e), !0);
+      } catch {
+        return !1;
+      }
+    });
+    const minifiedObject = z.custom((e) => e !== null && (typeof e === 'object' || typeof e === 'function'));
+    expect(signature(minifiedBase64 as unknown as ZodNode)).toBe(recorded.blob);
+    expect(signature(minifiedObject as unknown as ZodNode)).toBe(recorded.objects);
+    expect(at(holder(minifiedBase64), 'x', undefined, recorded.blob)).toBe(minifiedBase64);
+  });
+
+  test.each([
+    ['a base64 rule that refuses whitespace', 'blob', z.string().refine((s) => /^[A-Za-z0-9+/]*={0,2}$/.test(s) && s.length % 4 === 0)],
+    ['a base64 rule that takes the URL-safe alphabet', 'blob', z.string().refine((s) => /^[A-Za-z0-9+/_-]*={0,2}$/.test(s.replace(/\s/g, '')))],
+    ['an object test that lets null through', 'objects', z.custom((v) => v === null || typeof v === 'object' || typeof v === 'function')],
+    ['an object test that refuses functions', 'objects', z.custom((v) => v !== null && typeof v === 'object')],
+    [
+      'an object test that refuses arrays',
+      'objects',
+      z.custom((v) => v !== null && !Array.isArray(v) && (typeof v === 'object' || typeof v === 'function')),
+    ],
+  ] as const)('%s is drift', (_what, which, changed) => {
+    expect(signature(changed as unknown as ZodNode)).not.toBe(recorded[which]);
+    expect(() => at(holder(changed), 'x', undefined, recorded[which])).toThrow(SchemaDrift);
+  });
+
+  test('a refinement that throws is signed by its throws', () => {
+    expect(probeVerdicts(() => true)).toMatch(/^1+$/);
+    expect(probeVerdicts(() => false)).toMatch(/^0+$/);
+    expect(
+      probeVerdicts(() => {
+        throw new Error('no');
+      }),
+    ).toMatch(/^x+$/);
+  });
 });

@@ -44,11 +44,15 @@
 //
 // A generated judge holds the zod nodes it was generated from (for issue
 // wording and for the leaves it hands to zod), found by their path from an
-// exported SDK schema. `at` checks each node's signature against the one
-// the generator saw: an SDK other than the one the build saw makes the
-// generated module refuse to load, and judging falls back to zod.
+// exported SDK schema. `at` checks each node's signature (signature.ts)
+// against the one the generator saw: an SDK other than the one the build
+// saw makes the generated module refuse to load, and judging falls back to
+// zod, which schema.ts's `schemaJudges` then names.
 
 import { config, util } from 'zod/v4/core';
+import { signature } from './signature.js';
+
+export { probeVerdicts, signature } from './signature.js';
 
 /** A judged value's members, read as zod reads them. */
 export type Rec = Record<PropertyKey, unknown>;
@@ -87,37 +91,6 @@ export interface ZodNode {
 /** Thrown at load when an SDK schema is not the one the judges were generated from. */
 export class SchemaDrift extends Error {
   override readonly name = 'SchemaDrift';
-}
-
-const show = (v: unknown): string => (typeof v === 'string' ? JSON.stringify(v) : String(v));
-
-/**
- * What a node is, as far as a generated judge depends on it: its type and
- * class, its optionality, its keys, values and checks. The generator
- * (scripts/gen-judges.mjs) computes the same string; test/schema-judge.test.ts
- * fails when the two disagree, since then no judge loads.
- */
-export function signature(node: ZodNode): string {
-  const z = node._zod;
-  // biome-ignore lint/suspicious/noExplicitAny: zod's defs differ by type; each member is read where its type has it.
-  const d = z.def as Record<string, any>;
-  const parts: string[] = [d.type, [...z.traits].filter((t) => t.startsWith('$')).join('+'), String(z.optin), String(z.optout)];
-  if (d.type === 'object') parts.push(Object.keys(d.shape).join(','), d.catchall ? d.catchall._zod.def.type : '-');
-  if (d.type === 'literal') parts.push(d.values.map(show).join(','));
-  if (d.type === 'enum') parts.push(util.getEnumValues(d.entries).map(show).join(','));
-  if (d.type === 'union') parts.push(String(d.options.length), String(d.inclusive), String(d.discriminator));
-  if (d.coerce) parts.push('coerce');
-  const checks = z.traits.has('$ZodCheck') ? [node, ...(d.checks ?? [])] : (d.checks ?? []);
-  for (const c of checks as ZodNode[]) {
-    // biome-ignore lint/suspicious/noExplicitAny: as above, for a check's def.
-    const cd = c._zod.def as Record<string, any>;
-    parts.push(
-      [cd.check, cd.format, cd.value, cd.maximum, cd.minimum, cd.inclusive, cd.abort, cd.when ? 'when' : '', cd.pattern, cd.fn ? String(cd.fn) : '']
-        .map((v) => (v === undefined ? '' : show(v)))
-        .join(':'),
-    );
-  }
-  return parts.join('|');
 }
 
 /**
