@@ -31,6 +31,7 @@ export {
 } from './frame/endpoints.js';
 export { toMcpError } from './frame/mcp-error.js';
 export { EncodeError } from './contract/encode-rules.js';
+export { schemaJudges, type SchemaJudges } from './contract/schema.js';
 export { MAX_DEPTH } from './contract/json-text.js';
 
 export {

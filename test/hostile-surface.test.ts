@@ -96,6 +96,11 @@ describe('the backend a relay runs', () => {
     expect(await listeningLine(['--backend', 'wasm-scalar'])).toMatchObject({ event: 'listening', backend: 'wasm-scalar' });
     expect((await listeningLine([])).backend).toMatch(/^(wasm-simd|wasm-scalar|js)$/);
   });
+
+  it("names the schema judges: the compiled ones under 'full', none where no schema is judged", async () => {
+    expect(await listeningLine(['--validate', 'full', '--endpoint', 'list-resources'])).toMatchObject({ event: 'listening', judges: 'compiled' });
+    expect(await listeningLine(['--validate', 'json'])).toMatchObject({ event: 'listening', judges: 'none' });
+  });
 });
 
 describe('the metrics endpoint', () => {

@@ -199,6 +199,7 @@ export async function runPrimary(config: ServeConfig, io: Io): Promise<number> {
     workers: config.workers,
     // Which backend checks the bytes: 'auto' falls back to js when no core loads, and says so here.
     backend: config.relay.backend?.name,
+    judges: config.judges,
   });
 
   const stop = (signal: NodeJS.Signals) => {

@@ -28,6 +28,7 @@ import { isEnd } from '../exchange/outcome.js';
 import { COMMON_FLAGS, UsageError, backendFlag, parseFlags } from './args.js';
 import { HexFault, parseHex } from './hex.js';
 import { fsReason, type Io, type LineWriter } from './io.js';
+import { judgesInUse } from './judges.js';
 import { DEFAULT_VECTORS_DIR } from './vectors-dir.js';
 
 const CONFORMANCE_FLAGS = { ...COMMON_FLAGS } as const;
@@ -201,6 +202,7 @@ export async function conformanceCommand(args: readonly string[], io: Io): Promi
   const flags = parseFlags('conformance', args, CONFORMANCE_FLAGS, 1);
   if (flags.values.help) return 'help';
   const backend = backendFlag('conformance', flags);
+  judgesInUse(io, true);
   const given = flags.positionals[0];
   const dir = given === undefined ? DEFAULT_VECTORS_DIR : path.resolve(io.cwd, given);
   return checkVectors(dir, backend, io.out);

@@ -13,6 +13,7 @@ import { COMMON_FLAGS, UsageError, backendFlag, endpointFlag, parseFlags } from 
 import { HexFault, LongLine, parseHex, readLines } from './hex.js';
 import { DEFAULT_MAX_FRAME_BYTES } from '../records/limits.js';
 import { type Io, type LineWriter, openInput } from './io.js';
+import { judgesInUse } from './judges.js';
 import { frameLine, inputErrorLine } from './output.js';
 
 const DECODE_FLAGS = {
@@ -51,6 +52,7 @@ export async function decodeCommand(args: readonly string[], io: Io): Promise<nu
   const flags = parseFlags('decode', args, DECODE_FLAGS, 0);
   if (flags.values.help) return 'help';
   const codec = await endpointFlag('decode', flags);
+  judgesInUse(io, true);
   // --hex names the input format. It is the only one so far, and required
   // so that a binary format can be added later without changing what a bare
   // `decode` means.

@@ -109,6 +109,8 @@ export async function relayCommand(args: readonly string[], io: Io): Promise<num
     maxHeldBytes: limitFlag('relay', flags, 'max-held-bytes', 0, MAX_HELD_BYTES_LIMIT),
   };
   const logLevel = logLevelFlag(flags);
+  // Only 'full' judges a schema, and only then are the SDK's schemas loaded; a cluster's workers leave the warning to the primary.
+  const judges = validate === 'full' ? (await import('./judges.js')).judgesInUse(io, !cluster.isWorker) : 'none';
 
   const listen = flags.values.listen;
   const upstream = flags.values.upstream;
@@ -127,6 +129,7 @@ export async function relayCommand(args: readonly string[], io: Io): Promise<num
       metrics: typeof metrics === 'string' ? endpointOf(metrics, 'metrics') : undefined,
       logLevel,
       workers: workersFlag(flags),
+      judges,
     };
     // A worker runs this same command line (node:cluster forks it): it serves its share of the port.
     if (cluster.isWorker) return serveWorker(config, io);

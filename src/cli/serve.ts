@@ -36,6 +36,8 @@ export interface ServeConfig {
   logLevel: LogLevel;
   /** Worker processes; 1 is this process alone. */
   workers: number;
+  /** Who judges the schema under 'full' ('compiled' or 'sdk'), or 'none' when no schema is judged. */
+  judges: 'compiled' | 'sdk' | 'none';
 }
 
 /** Messages between the primary and its workers. */
@@ -114,6 +116,7 @@ export async function serveTcp(config: ServeConfig, io: Io): Promise<number> {
     workers: 1,
     // Which backend checks the bytes: 'auto' falls back to js when no core loads, and says so here.
     backend: config.relay.backend?.name,
+    judges: config.judges,
   });
 
   const signal = await new Promise<NodeJS.Signals>((resolve) => onSignals(resolve));

@@ -82,6 +82,17 @@ export function reachesBase64(node: JudgeNode): boolean {
 /** Why the compiled judges are not in use (an SDK other than the build's), or undefined. */
 export const COMPILED_DRIFT: Error | undefined = DRIFT;
 
+/** Who gives rule 4.2's verdict: the judges compiled at build time, or the SDK's own schemas. */
+export type SchemaJudges = 'compiled' | 'sdk';
+
+/**
+ * 'compiled' when the judges generated at build time are in use; 'sdk'
+ * when the SDK loaded is not the one they were generated from, and every
+ * schema verdict comes from the SDK's safeParse (same verdicts, slower).
+ * Fixed at load.
+ */
+export const schemaJudges: SchemaJudges = DRIFT ? 'sdk' : 'compiled';
+
 /** A schema fault from a compiled judge's fault. */
 export function faultOf(f: Fault): SchemaFault {
   const { path, message } = finalize(f);

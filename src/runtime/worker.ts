@@ -59,7 +59,16 @@
 
 import { connect, type Socket } from 'cloudflare:sockets';
 import { type Endpoint, parseEndpoint } from '../relay/endpoint.js';
-import { backend, createRelay, endpointCodec, type RelayFault, type RelayOptions, VALIDATION_LEVELS, type ValidationLevel } from './workerd.js';
+import {
+  backend,
+  createRelay,
+  endpointCodec,
+  type RelayFault,
+  type RelayOptions,
+  schemaJudges,
+  VALIDATION_LEVELS,
+  type ValidationLevel,
+} from './workerd.js';
 
 /** What the Worker reports: the relay's faults, and its upstream connection's own failures. */
 export type WorkerFault =
@@ -159,7 +168,8 @@ export async function relayRequest(request: Request, options: WorkerRelayOptions
     if (options.onFault) options.onFault(fault);
     else log({ level: level(fault), event: 'fault', ...fault });
   };
-  const headers = { 'x-mcp-frames-backend': backend };
+  // Which core and which schema judges serve: a bundle that lost either would otherwise go unseen.
+  const headers = { 'x-mcp-frames-backend': backend, 'x-mcp-frames-judges': schemaJudges };
 
   const socket = connect({ hostname: upstream.host, port: upstream.port });
   const refused = await opened(socket, connectTimeout);
