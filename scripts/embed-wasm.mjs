@@ -1,16 +1,17 @@
-// Writes dist/runtime/core-base64.js: the two core builds as base64, for the browser entry.
+// Writes src/backend/generated/core-base64.ts: the two core builds as base64 text, the builds every entry but workerd's and the caller-fed one loads.
 //
-// Run after `asc` and `tsc` (npm run build). The declaration the compiler
-// checks against is src/runtime/core-base64.d.ts; this script writes the
-// module, and a copy of that declaration, beside the compiled entries. It
-// also copies src/runtime/wasm-build.d.ts, the types of the package's
-// ./wasm/* exports, which tsc does not copy (it emits no .d.ts from one).
-// Generated, never committed: dist/ is built output.
+// Run after `asc` and before `tsc` (npm run build), as gen-judges is, so
+// the module is compiled with the rest and exists for the tests, which run
+// src/ as it is. Generated, never committed: the bytes can never drift from
+// build/, which they are made from. It also copies src/runtime/wasm-build.d.ts,
+// the types of the package's ./wasm/* exports, which tsc does not copy (it
+// emits no .d.ts from one).
 
-import { readFileSync, writeFileSync, mkdirSync, copyFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 const root = new URL('../', import.meta.url);
-const out = new URL('dist/runtime/', root);
+const generated = new URL('src/backend/generated/', root);
+const dist = new URL('dist/runtime/', root);
 
 function base64Of(name) {
   const url = new URL(`build/core-${name}.wasm`, root);
@@ -31,8 +32,7 @@ export const simd = '${base64Of('simd')}';
 export const scalar = '${base64Of('scalar')}';
 `;
 
-mkdirSync(out, { recursive: true });
-writeFileSync(new URL('core-base64.js', out), module);
-for (const declaration of ['core-base64.d.ts', 'wasm-build.d.ts']) {
-  copyFileSync(new URL(`src/runtime/${declaration}`, root), new URL(declaration, out));
-}
+mkdirSync(generated, { recursive: true });
+writeFileSync(new URL('core-base64.ts', generated), module);
+mkdirSync(dist, { recursive: true });
+copyFileSync(new URL('src/runtime/wasm-build.d.ts', root), new URL('wasm-build.d.ts', dist));

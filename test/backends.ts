@@ -14,7 +14,7 @@
 
 import type { Backend, BackendName } from '../src/backend/backend.js';
 import { jsBackend } from '../src/backend/js.js';
-import { loadBackend } from '../src/backend/disk.js';
+import { loadBackend } from '../src/backend/builds.js';
 
 const ALL: readonly BackendName[] = ['js', 'wasm-simd', 'wasm-scalar'];
 

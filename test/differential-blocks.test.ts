@@ -21,7 +21,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { jsBackend } from '../src/backend/js.js';
-import { loadBackend } from '../src/backend/disk.js';
+import { loadBackend } from '../src/backend/builds.js';
 import type { Backend } from '../src/backend/backend.js';
 import { Gen, rng, jsonText, mutate } from './support/generate.js';
 import { payloadOf } from './support/bytes.js';

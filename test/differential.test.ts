@@ -7,7 +7,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { jsBackend } from '../src/backend/js.js';
-import { loadBackend } from '../src/backend/disk.js';
+import { loadBackend } from '../src/backend/builds.js';
 import type { Backend } from '../src/backend/backend.js';
 import { listResources, readResource } from '../src/frame/endpoints.js';
 import { StreamDecoder } from '../src/exchange/decoder.js';

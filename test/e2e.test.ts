@@ -6,7 +6,7 @@
 import type net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { loadBackend } from '../src/backend/disk.js';
+import { loadBackend } from '../src/backend/builds.js';
 import { createProxy, type ProxyOptions } from '../src/demo/proxy.js';
 import { DemoClient } from '../src/demo/client.js';
 import { blobBytes, createDemoServer, HELLO, listingPage } from '../src/demo/server.js';

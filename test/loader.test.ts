@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadBackend } from '../src/backend/disk.js';
+import { loadBackend } from '../src/backend/builds.js';
 import { BackendUnavailableError, createLoader } from '../src/backend/loader.js';
 import { jsBackend } from '../src/backend/js.js';
 

@@ -53,7 +53,7 @@ import { FrameError } from '../../dist/frame/frame-error.js';
 import { createRelay, listResources, loadBackend } from '../../dist/runtime/node.js';
 import { buildWireFixtures, roundResult, through } from './wire.mjs';
 import { CoreInstance } from '../../dist/backend/wasm/instance.js';
-import { readBuild } from '../../dist/backend/disk.js';
+import { readBuild } from '../../dist/backend/builds.js';
 import { isBase64Bytes } from '../../dist/contract/base64.js';
 import { BLOBS, RELAY_FIXTURES } from './decode-specs.mjs';
 import { STRINGIFY_COPY } from './limits.mjs';

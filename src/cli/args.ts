@@ -9,7 +9,7 @@
 
 import { parseArgs } from 'node:util';
 import type { Backend } from '../backend/backend.js';
-import { BACKEND_CHOICES, BackendUnavailableError, loadBackend, type BackendChoice } from '../backend/disk.js';
+import { BACKEND_CHOICES, BackendUnavailableError, loadBackend, type BackendChoice } from '../backend/builds.js';
 import type { FrameCodec } from '../frame/codec.js';
 import { U32_MAX } from '../records/record.js';
 

@@ -4,7 +4,7 @@
 // the help cannot drift from the behaviour.
 
 import { readFileSync } from 'node:fs';
-import { BACKEND_CHOICES } from '../backend/disk.js';
+import { BACKEND_CHOICES } from '../backend/builds.js';
 import { DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_HELD_BYTES, DEFAULT_MAX_OPEN_CHANNELS } from '../records/limits.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS } from '../relay/tcp.js';
 import { U32_MAX } from '../records/record.js';

@@ -9,7 +9,7 @@
 
 import type net from 'node:net';
 import { createHash } from 'node:crypto';
-import { loadBackend } from '../backend/disk.js';
+import { loadBackend } from '../backend/builds.js';
 import type { Backend } from '../backend/backend.js';
 import { createTcpRelay } from '../relay/tcp.js';
 import type { ConnectionFault } from '../relay/tcp.js';

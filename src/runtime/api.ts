@@ -3,7 +3,7 @@
 // The entries differ only in how they load the core (src/runtime/<host>.ts);
 // what a caller imports is the same everywhere, so package.json's one
 // "types" condition describes them all, loadBackend included: each entry
-// hands its own builds to it (the Node entry reads them from disk).
+// hands its own builds to it.
 
 export * from '../index.js';
 export { backend, ready, loadBackend } from './selection.js';

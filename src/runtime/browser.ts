@@ -1,52 +1,46 @@
-// Browsers, and any host that has only web-standard globals: the builds are embedded as base64 and compiled asynchronously, once.
+// Browsers, and any host that has only web-standard globals: the embedded builds compiled as the module loads, or asynchronously where the host refuses that.
 //
-// # Embedded, not fetched
+// # Compiled synchronously where the host allows it
 //
-// The two builds come with this module as base64 text (core-base64.js,
-// generated from build/ when the package is built), so a page that imports
-// the package needs nothing from its bundler: no .wasm asset rule, no
-// public path, no URL that breaks when the bundle moves. The price is
-// about 12 KB of text for 9 KB of builds. Nothing is fetched, so strict
-// connect-src policies and offline pages are fine too.
-//
-// # Compiled asynchronously, never awaited at top level
-//
-// Chrome has refused synchronous compiles of modules over 4 KB on the main
-// thread, and the builds are about 4.5 KB. So compilation starts when this
-// module loads and runs with WebAssembly.compile; the module does not wait
-// for it. Until it settles the pure-JS backend serves (it gives the same
-// answers, byte for byte), and `backend` reads 'js'. `await ready` gives
-// the winner's name, and from then on `backend` holds it. A page whose CSP
-// forbids WebAssembly ('wasm-unsafe-eval' missing), or a host that refuses
-// to compile bytes (workerd, edge runtimes), keeps the JS path, and `ready`
+// The builds come inside the JavaScript (src/backend/builds.ts), so a page
+// needs nothing from its bundler: no .wasm asset rule, no public path.
+// They are compiled while this module loads, with `new WebAssembly.Module`,
+// so the first call already runs on the core and `ready` is settled before
+// the importer's first line: Chromium allows synchronous compiles of up to
+// 8 MB on the main thread (the builds are 6 and 14 KB), workers allow any
+// size. A host that refuses it (an older browser's 4 KB main-thread limit)
+// gets the asynchronous compile instead: until it settles the pure-JS
+// backend serves, with the same answers byte for byte, `backend` reads
+// 'js', and `await ready` gives the winner. A page whose CSP forbids
+// WebAssembly ('wasm-unsafe-eval' missing) keeps the JS path, and `ready`
 // still resolves.
-//
-// Instantiating the compiled module stays synchronous (createWasmBackend
-// makes the instance when the loader picks it). Chromium 156, which the
-// runtime matrix runs, allows that on the main thread; a browser that
-// refused it would leave the JS path, as any other load failure does.
 //
 // # Also the default
 //
 // package.json points its "default" condition here: a host that no other
 // condition names gets the entry that assumes the least.
 
-import { scalar, simd } from './core-base64.js';
+import { readBuild } from '../backend/builds.js';
 import { adopt, useBuilds } from './selection.js';
 
 export * from './api.js';
 
-function decode(base64: string): Uint8Array<ArrayBuffer> {
-  const text = atob(base64);
-  const bytes = new Uint8Array(text.length);
-  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
-  return bytes;
+type Modules = { simd?: WebAssembly.Module; scalar?: WebAssembly.Module };
+
+/** The SIMD build where this host validates it, else the scalar one, compiled here and now; undefined when the host refused. */
+function compileNow(): Modules | undefined {
+  try {
+    const simdBytes = readBuild('simd');
+    if (WebAssembly.validate(simdBytes)) return { simd: new WebAssembly.Module(simdBytes) };
+    return { scalar: new WebAssembly.Module(readBuild('scalar')) };
+  } catch {
+    return undefined;
+  }
 }
 
-/** The SIMD build where this host validates it, else the scalar one; compiled off the main thread's sync path. */
-async function compileBest(): Promise<{ simd?: WebAssembly.Module; scalar?: WebAssembly.Module }> {
-  if (typeof WebAssembly === 'undefined') return {};
-  const simdBytes = decode(simd);
+/** The same choice, compiled asynchronously: for hosts that refuse the synchronous compile. */
+async function compileLater(): Promise<Modules> {
+  const simdBytes = readBuild('simd');
   if (WebAssembly.validate(simdBytes)) {
     try {
       return { simd: await WebAssembly.compile(simdBytes) };
@@ -55,19 +49,21 @@ async function compileBest(): Promise<{ simd?: WebAssembly.Module; scalar?: WebA
     }
   }
   try {
-    return { scalar: await WebAssembly.compile(decode(scalar)) };
+    return { scalar: await WebAssembly.compile(readBuild('scalar')) };
   } catch {
     return {};
   }
 }
 
-// Whatever goes wrong, `ready` settles: on the JS path at worst.
-compileBest()
-  .then((modules) =>
-    useBuilds((name) => {
-      // The build compiled above, or the other one's bytes, compiled on demand (and refused
-      // by a host that forbids synchronous compiles, which loadBackend reports).
-      return modules[name] ?? decode(name === 'simd' ? simd : scalar);
-    }),
-  )
-  .catch(() => adopt(() => undefined));
+/** The chosen modules, or the other build's bytes compiled on demand (which loadBackend reports when refused). */
+const fromModules = (modules: Modules) => (name: 'simd' | 'scalar') => modules[name] ?? readBuild(name);
+
+const now = typeof WebAssembly === 'undefined' ? {} : compileNow();
+if (now) {
+  useBuilds(fromModules(now));
+} else {
+  // Whatever goes wrong, `ready` settles: on the JS path at worst.
+  compileLater()
+    .then((modules) => useBuilds(fromModules(modules)))
+    .catch(() => adopt(() => undefined));
+}

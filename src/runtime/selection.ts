@@ -72,7 +72,7 @@ let loader = createLoader(() => {
  * The entry's builds: from now on loadBackend() makes backends from them,
  * and the default is chosen from them (once; see adopt). Once a choice is
  * made, later builds change nothing, loadBackend() included: a second
- * init(), or init() after the Node entry chose from disk, once replaced
+ * init(), or init() after the Node entry chose its builds, once replaced
  * the builds loadBackend() used while the default stayed, so 'auto' and
  * `backend` disagreed.
  */
