@@ -93,6 +93,19 @@ export async function runSmoke(lib, vectors) {
     check(false, `relay: threw ${describe(error)}`);
   }
 
+  // The judges compiled at build time must survive however this host got the package (bundled, minified).
+  check(lib.schemaJudges === 'compiled', `schemaJudges is '${lib.schemaJudges}', not 'compiled': schema checks fell back to the SDK's own`);
+  for (const [label, backend] of [
+    ['auto', auto],
+    ['js', lib.jsBackend],
+  ]) {
+    try {
+      await relayFullWithoutZod(lib, vectors, backend, label, check);
+    } catch (error) {
+      check(false, `${label} full relay: threw ${describe(error)}`);
+    }
+  }
+
   return {
     backend: lib.backend,
     checks,
@@ -133,11 +146,84 @@ async function relayOneStream(lib, vectors, check) {
   const want = concat([lib.encodeResponse(1, payload), lib.encodeFinish(1), lib.encodeFinish(2)]);
 
   const faults = [];
-  const relay = lib.createRelay({ onFault: (f) => faults.push(f) });
-  const chunks = splitEvery(input, 5);
+  const got = await relayBytes(lib.createRelay({ onFault: (f) => faults.push(f) }), splitEvery(input, 5));
+  check(sameBytes(got, want), `relay: forwarded ${bytesToHex(got)}, want ${bytesToHex(want)}`);
+  check(
+    faults.length === 1 && faults[0].reason === 'frame-error' && faults[0].channel === 2 && faults[0].frame.reason === 'unknown-tag',
+    `relay: faults ${JSON.stringify(faults)}, want one unknown-tag frame-error on channel 2`,
+  );
+}
+
+// A 'full' relay of valid results, for each endpoint with such vectors:
+// every record is forwarded byte for byte, no fault is reported, and no zod
+// schema of the endpoint runs, counted by a spy on every node of its
+// schema. The compiled judges give every verdict; a fallback to the SDK's
+// schemas would call them on each frame. The spy is shown to count by one
+// safeParse of the same value.
+async function relayFullWithoutZod(lib, vectors, backend, label, check) {
+  const endpoints = new Set(vectors.frames.filter((v) => v.expect.kind === 'result').map((v) => v.endpoint));
+  for (const name of endpoints) {
+    const codec = codecFor(lib, { endpoint: name });
+    const payloads = vectors.frames.filter((v) => v.endpoint === name && v.expect.kind === 'result').map((v) => hexToBytes(v.hex));
+    const input = concat(payloads.flatMap((p, i) => [lib.encodeResponse(i + 1, p), lib.encodeFinish(i + 1)]));
+    const faults = [];
+    const spy = spyOnSchema(codec.schema);
+    let got;
+    try {
+      got = await relayBytes(lib.createRelay({ validate: 'full', endpoint: codec, backend, onFault: (f) => faults.push(f) }), splitEvery(input, 64));
+    } finally {
+      spy.restore();
+    }
+    const where = `${label} full relay of ${payloads.length} ${name} results`;
+    check(sameBytes(got, input), `${where}: not forwarded byte for byte`);
+    check(faults.length === 0, `${where}: faults ${JSON.stringify(faults.slice(0, 2))}`);
+    check(spy.calls() === 0, `${where}: a zod schema ran ${spy.calls()} times`);
+    const witness = spyOnSchema(codec.schema);
+    codec.schema.safeParse(JSON.parse(new TextDecoder().decode(payloads[0].subarray(1))));
+    witness.restore();
+    check(witness.calls() > 0, `${where}: the spy counted no call of safeParse itself`);
+  }
+}
+
+/** Counts the runs of every zod node under `schema` (its _zod.run and a check's _zod.check), until restored. */
+function spyOnSchema(schema) {
+  let calls = 0;
+  const undo = [];
+  const seen = new Set();
+  const visit = (node) => {
+    if (!node || typeof node !== 'object' || !node._zod || seen.has(node)) return;
+    seen.add(node);
+    for (const member of ['run', 'check']) {
+      const original = node._zod[member];
+      if (typeof original !== 'function') continue;
+      node._zod[member] = function (...args) {
+        calls++;
+        return original.apply(this, args);
+      };
+      undo.push(() => {
+        node._zod[member] = original;
+      });
+    }
+    const def = node._zod.def;
+    for (const key of ['element', 'innerType', 'valueType', 'keyType', 'catchall', 'in', 'out']) visit(def[key]);
+    for (const key of ['options', 'checks']) for (const child of def[key] ?? []) visit(child);
+    for (const child of Object.values(def.shape ?? {})) visit(child);
+  };
+  visit(schema);
+  return {
+    calls: () => calls,
+    restore: () => {
+      for (const u of undo) u();
+    },
+  };
+}
+
+/** The bytes a relay writes for `chunks`. */
+async function relayBytes(relay, chunks) {
+  const queue = [...chunks];
   const source = new ReadableStream({
     pull(controller) {
-      const next = chunks.shift();
+      const next = queue.shift();
       if (next) controller.enqueue(next);
       else controller.close();
     },
@@ -149,12 +235,7 @@ async function relayOneStream(lib, vectors, check) {
     if (done) break;
     out.push(value.slice());
   }
-  const got = concat(out);
-  check(sameBytes(got, want), `relay: forwarded ${bytesToHex(got)}, want ${bytesToHex(want)}`);
-  check(
-    faults.length === 1 && faults[0].reason === 'frame-error' && faults[0].channel === 2 && faults[0].frame.reason === 'unknown-tag',
-    `relay: faults ${JSON.stringify(faults)}, want one unknown-tag frame-error on channel 2`,
-  );
+  return concat(out);
 }
 
 // The library's answers, in the vectors' own form.

@@ -4,7 +4,7 @@ import * as lib from 'mcp-frames';
 import { runSmoke } from '../smoke.js';
 
 // What the page saw before `ready`, read as soon as the package has loaded:
-// the JS path serves until the core is compiled, so this must read 'js'.
+// the core is compiled synchronously as the package loads, so this names it.
 const before = lib.backend;
 
 async function main() {

@@ -14,6 +14,8 @@ import path from 'node:path';
 export const HOSTS = {
   /** A browser page: esbuild's browser platform, ES modules. */
   browser: { platform: 'browser', format: 'esm', target: 'es2022' },
+  /** A Node program bundled into one file: esbuild's node platform, ES modules. */
+  node: { platform: 'node', format: 'esm', target: 'node20' },
   /** A Worker, as wrangler bundles one: conditions workerd, worker, browser; .wasm left as a module of the Worker; the runtime's own cloudflare: modules left to it. */
   workerd: {
     platform: 'neutral',
@@ -44,10 +46,15 @@ const wasmModules = {
   },
 };
 
-/** Bundles `entry` (resolved from `cwd`) for `host` into `outdir`. Resolves with the absolute paths of every file it took in. */
-export async function bundle(host, entry, outdir, cwd) {
+/**
+ * Bundles `entry` (resolved from `cwd`) for `host` into `outdir`, minified when asked: a minifier prints
+ * every function again, which is what the package's compiled judges must survive. Resolves with the
+ * absolute paths of every file it took in.
+ */
+export async function bundle(host, entry, outdir, cwd, { minify = false } = {}) {
   const result = await esbuild.build({
     ...HOSTS[host],
+    minify,
     entryPoints: [entry],
     outdir,
     bundle: true,

@@ -1,4 +1,4 @@
-// The bundler check: esbuild and vite each build a page that imports 'mcp-frames' by name, as a consumer would; the built page runs in Chromium.
+// The bundler checks: esbuild and vite each build a page that imports 'mcp-frames' by name, as a consumer would, minified; the built page runs in Chromium. esbuild also bundles a Node program, minified, run by Node.
 //
 // # A consumer folder, not the project
 //
@@ -31,19 +31,27 @@ export async function makeConsumer(root) {
   await writeFile(path.join(dir, 'package.json'), PACKAGE_JSON);
   await cp(path.join(root, 'test/runtimes/smoke.js'), path.join(dir, 'src/smoke.js'));
   await cp(path.join(root, 'test/runtimes/hosts/browser.js'), path.join(dir, 'src/hosts/browser.js'));
+  await cp(path.join(root, 'test/runtimes/hosts/process.js'), path.join(dir, 'src/hosts/process.js'));
   await writeFile(path.join(dir, 'index.html'), page('/src/hosts/browser.js'));
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
-/** esbuild: the page's module bundled for the browser platform. Resolves with the output folder and the files it took in. */
+/** esbuild: the page's module bundled for the browser platform, minified. Resolves with the output folder and the files it took in. */
 export async function buildWithEsbuild(consumer) {
   const out = path.join(consumer, 'out-esbuild');
-  const inputs = await bundle('browser', './src/hosts/browser.js', out, consumer);
+  const inputs = await bundle('browser', './src/hosts/browser.js', out, consumer, { minify: true });
   await writeFile(path.join(out, 'index.html'), page('./browser.js'));
   return { out, inputs };
 }
 
-/** vite: a production build of the consumer's index.html, no config file. Resolves with the output folder and the modules it took in. */
+/** esbuild: the Node host bundled for the node platform, minified, into one file. Resolves with that file and the files it took in. */
+export async function buildNodeWithEsbuild(consumer) {
+  const out = path.join(consumer, 'out-esbuild-node');
+  const inputs = await bundle('node', './src/hosts/process.js', out, consumer, { minify: true });
+  return { file: path.join(out, 'process.js'), inputs };
+}
+
+/** vite: a production build of the consumer's index.html, minified as vite minifies by default, no config file. Resolves with the output folder and the modules it took in. */
 export async function buildWithVite(consumer) {
   const { build } = await import('vite');
   const out = path.join(consumer, 'out-vite');
@@ -51,7 +59,7 @@ export async function buildWithVite(consumer) {
     root: consumer,
     configFile: false,
     logLevel: 'silent',
-    build: { outDir: out, emptyOutDir: true, minify: false, target: 'es2022' },
+    build: { outDir: out, emptyOutDir: true, target: 'es2022' },
   });
   const outputs = (Array.isArray(result) ? result : [result]).flatMap((r) => ('output' in r ? r.output : []));
   const inputs = outputs.flatMap((chunk) => (chunk.type === 'chunk' ? (chunk.moduleIds ?? Object.keys(chunk.modules)) : []));

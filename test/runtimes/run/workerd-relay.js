@@ -33,7 +33,8 @@
 // failure; and a client that sends far more than a deaf upstream takes is
 // closed (1008, a client-overrun fault) rather than held in the Worker's
 // memory. Then a Worker whose upstream refuses answers 502 with the fault
-// as JSON. The backend is the one the Worker names in x-mcp-frames-backend.
+// as JSON, and names the compiled judges in x-mcp-frames-judges. The backend is the one the Worker
+// names in x-mcp-frames-backend. The Worker is bundled minified, as `wrangler deploy --minify` does.
 
 import { cp, mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import net from 'node:net';
@@ -200,7 +201,7 @@ export async function runWorkerdRelay(root) {
   let logged = '';
   try {
     await mkdir(out);
-    const files = await bundle('workerd', `./${example.main}`, out, example.dir);
+    const files = await bundle('workerd', `./${example.main}`, out, example.dir, { minify: true });
     const options = (port, vars = {}) => ({
       modules: true,
       scriptPath: path.join(out, example.main),
@@ -316,6 +317,9 @@ export async function runWorkerdRelay(root) {
     const refused = await fetch(refusedUrl, { method: 'POST', body: 'valid\n' });
     const fault = await refused.json().catch(() => null);
     check(refused.status === 502 && fault?.reason === 'upstream-error', `refused upstream: ${refused.status} ${JSON.stringify(fault)}`);
+    // Bundled and minified, the Worker still judges schemas with the compiled judges.
+    const judges = refused.headers.get('x-mcp-frames-judges');
+    check(judges === 'compiled', `the Worker's x-mcp-frames-judges is '${judges}', not 'compiled'`);
 
     const backend = backends.size === 1 ? [...backends][0] : `several: ${[...backends].join(', ')}`;
     return { report: { backend, checks, failed: failures.length, failures }, files };

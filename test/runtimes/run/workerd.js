@@ -14,7 +14,8 @@ export async function runWorkerd(root, vectorsText) {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'mcp-frames-workerd-'));
   let mf;
   try {
-    const inputs = await bundle('workerd', 'test/runtimes/hosts/workerd.js', dir, root);
+    // Minified, as `wrangler deploy --minify` bundles it.
+    const inputs = await bundle('workerd', 'test/runtimes/hosts/workerd.js', dir, root, { minify: true });
     mf = new Miniflare({
       modules: true,
       scriptPath: path.join(dir, 'workerd.js'),
