@@ -153,7 +153,14 @@ async function main() {
   const { buildCases } = await import('./lib/cases.mjs');
   const { cases: frameCases, backends } = buildCases(frames, simdjson, native);
   const { captureCases, decodeCases } = await import('./lib/decode-targets.mjs');
-  const all = [...frameCases, ...decodeCases(frames, backends), ...captureCases(backends), ...documentCases(documents, backends, simdjson, native)];
+  const { bundledCases } = await import('./lib/bundled.mjs');
+  const all = [
+    ...frameCases,
+    ...decodeCases(frames, backends),
+    ...captureCases(backends),
+    ...(await bundledCases(frames, backends)),
+    ...documentCases(documents, backends, simdjson, native),
+  ];
   const cases = all.filter((c) => (args.parts || !c.extra) && (!filter || filter.test(c.name) || filter.test(`${c.name}@${c.backend}`)));
   if (args.list) {
     for (const c of cases) process.stdout.write(`${c.name}@${c.backend}\n`);

@@ -1,5 +1,6 @@
 // report.json and report.md: the numbers, the ratios, and the targets.
 
+import { bundledTargets } from './bundled.mjs';
 import { describeProbe } from './cpus.mjs';
 import { CAPTURES, decodeSpeedTargets, decodeTargets, judgeSpeedTarget } from './decode-specs.mjs';
 import { documentTable, documentTargets } from './documents.mjs';
@@ -66,6 +67,7 @@ function targetSpecs(wasm) {
   specs.push(...documentTargets(FRAME_FIXTURES));
   specs.push(...wireTargets(wasm));
   specs.push(...decodeTargets(wasm));
+  specs.push(...bundledTargets(wasm));
   specs.push(...scaleTargets());
   return specs;
 }
