@@ -7,7 +7,9 @@
 // for which one), workerd and edge-runtime; then the page built by esbuild
 // and by vite, run in the same Chromium. workerd-relay is not the smoke
 // suite: it is examples/worker relaying a real upstream in workerd, with
-// checks of its own (run/workerd-relay.js).
+// checks of its own (run/workerd-relay.js); nor is tarball: the packed
+// package installed in a fresh consumer project, which runs the README's
+// quick start (run/tarball.js).
 //
 // # The lines
 //
@@ -48,6 +50,7 @@ import { runEdge } from './run/edge.js';
 import { NotAvailable, nodeBinary } from './run/node-versions.js';
 import { runChild } from './run/process.js';
 import { runWorkerd } from './run/workerd.js';
+import { runTarball } from './run/tarball.js';
 import { runWorkerdRelay } from './run/workerd-relay.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -129,6 +132,17 @@ function checks(chromium) {
       name: 'edge-runtime',
       entry: 'dist/runtime/given.js',
       run: async (vectors) => runEdge(root, vectors),
+    },
+    {
+      kind: 'runtime',
+      name: 'tarball',
+      entry: 'dist/runtime/node.js',
+      // The packed package installed in a fresh consumer, the README's quick start run there (run/tarball.js).
+      // The entry is the file Node resolved inside the installed package, named by its path there.
+      run: async () => {
+        const { report, entry } = await runTarball(root);
+        return { report, files: [path.join(root, entry)], ran: `npm install of the packed tarball, Node ${process.version}` };
+      },
     },
   ];
 }
