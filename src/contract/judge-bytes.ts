@@ -5,7 +5,7 @@
 //
 // JSON.parse alone can cost far more heap than the text it reads: 16 MiB of
 // `[1,1,…]` builds 64 MiB of array, 16 MiB of `[{},{},…]` about 350 MiB.
-// A frame that fails the schema must cost at most 4× its size (issue 11),
+// A frame that fails the schema must cost at most 4× its size in heap,
 // so a large body is judged here first, and JSON.parse runs only once the
 // body is accepted (the value is then the caller's result).
 //
