@@ -65,9 +65,9 @@ import { loadServerFrames } from '../../test/fixtures/servers/frames.mjs';
 export { decodeSpeedTargets, decodeTargets, judgeSpeedTarget } from './decode-specs.mjs';
 
 /**
- * A list-resources codec whose relay judge is what 'full' did before issue
- * 15: buildFrame on the payload, the frame thrown away. For the
- * '-by-build' cases, which time that work beside today's.
+ * A list-resources codec whose relay judge is what 'full' did when it built
+ * frames: buildFrame on the payload, the frame thrown away. For the
+ * '-by-build' cases, which time that work beside the byte judge's.
  */
 export function buildingCodec() {
   const codec = Object.create(listResources);
