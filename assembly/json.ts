@@ -101,20 +101,21 @@ function hexValue(p: usize): u32 {
   return v;
 }
 
-// PERF NOTES: the exact scanner's hot loop: in the SIMD build it runs on
-// short texts, and to name a fault, which may sit at the end of a long
-// string. It bets that string contents are long runs of printable ASCII
-// (0x20 to 0x7f minus '"' and '\\'), which holds for URIs, names, text and
-// above all base64 blobs. The SIMD build tests 16 bytes per step with four
-// compares and one bitmask; the step only runs while 16 bytes remain before
-// `end`, so it never reads past the body. Text that is mostly non-ASCII
-// breaks the bet: the 16-byte test would stop at once on the next
-// multi-byte character (prose ran at half the scalar build's speed, issue
-// 13). So at a non-ASCII byte plainText (./stage1) takes over, 16 bytes at
-// a time with stage 1's UTF-8 lookups, until a quote, a backslash, a
-// control byte or a UTF-8 error; when it cannot pass a single step (a short
-// string with one é), it is not tried again in that string before an
-// escape, and a multi-byte character turns the 16-byte test off likewise.
+// The exact scanner's hot loop: in the SIMD build it runs on short texts,
+// and to name a fault, which may sit at the end of a long string. The SIMD
+// build tests 16 bytes per step with four compares and one bitmask, only
+// while 16 bytes remain before `end`, so it never reads past the body. At a
+// non-ASCII byte plainText (./stage1) takes over, 16 bytes at a time with
+// stage 1's UTF-8 lookups, until a quote, a backslash, a control byte or a
+// UTF-8 error; when it cannot pass a single step (a short string with one
+// é), it is not tried again in that string before an escape, and a
+// multi-byte character turns the 16-byte test off likewise.
+//
+// PERF NOTES: the bet is that string contents are long runs of printable
+// ASCII (URIs, names, text, above all base64 blobs). Prose that is mostly
+// non-ASCII breaks it: the 16-byte test alone stopped at every multi-byte
+// character and ran prose at half the scalar build's speed, hence
+// plainText and the switches off.
 function scanString(p: usize, end: usize): usize {
   p++;
   // Whether the 16-byte test, and the blocks of plainText, are worth trying (see PERF NOTES).

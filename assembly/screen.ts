@@ -102,15 +102,16 @@ function screenBytes(start: usize, end: usize): bool {
   return true;
 }
 
-// PERF NOTES: per 64-byte block, about a hundred operations and no branch
-// that plain text takes but the loop's: quotes, brackets and exponent
-// letters reduced to 64-bit masks, the bytes inside strings found from the
-// quotes by prefix XOR (as in ./stage1, whose notes cite the method), and
-// the opening brackets outside strings counted, with a walk over the
-// block's brackets only when the count could pass the limit. A backslash
-// or a non-ASCII byte takes a branch of its own. The constants are loaded
-// from CONSTANTS once a call: V8 rebuilds a v128 constant at every use
-// (three instructions).
+// Per 64-byte block: quotes, brackets and exponent letters reduced to
+// 64-bit masks, the bytes inside strings found from the quotes by prefix
+// XOR (as in ./stage1, whose notes cite the method), and the opening
+// brackets outside strings counted, with a walk over the block's brackets
+// only when the count could pass the limit.
+//
+// PERF NOTES: about a hundred operations a block and no branch that plain
+// text takes but the loop's; a backslash or a non-ASCII byte takes a
+// branch of its own. The constants load from CONSTANTS once a call, since
+// V8 rebuilds a v128 constant at every use (three instructions).
 
 /** The screen's v128 constants (see the PERF NOTES). */
 const CONSTANTS: usize = memory.data<u8>([

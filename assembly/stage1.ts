@@ -223,21 +223,18 @@ function escapesValid(bits: u64, at: usize, end: usize): bool {
   return out + (count << 2);
 }
 
-// PERF NOTES: the loop of a long plain string (text, base64), tried between
-// calls of stage1 when the text is inside a string with no escape pending.
-// One test per block: a quote, a backslash or a control byte in it? Six
-// operations per quarter and one bitmask per block; if none, the block has
-// no structure, no escape and no fault but its UTF-8, which only blocks
-// with a non-ASCII byte need judged. The first block that has one is left
-// to stage1. Measured (see stage1's notes for how): 0.05 ns per byte
-// (20 GB/s) on base64, against 0.06 for the old 16-byte string loop; on
-// Cyrillic and CJK prose, 0.09 ns per byte plus the UTF-8 lookups.
-// Handing a string to it from inside a chunk as well (stage1 returning
-// after 2, 4 or 8 blocks in a row of plain string, refill calling
-// plainBlocks, then stage1 again) was tried: it ran more instructions on
-// every document, 8% more on gsoc-2018.json, whose long strings hold a
-// backslash every 220 bytes or so, and 1 to 3% on twitter.json,
-// citm_catalog.json and listing-medium (counted under cachegrind).
+// plainBlocks is the loop of a long plain string (text, base64), tried
+// between calls of stage1 when the text is inside a string with no escape
+// pending. One test per block: a quote, a backslash or a control byte in
+// it? Six operations per quarter and one bitmask per block; if none, only
+// its UTF-8 needs judging. The first block that has one is left to stage1.
+//
+// PERF NOTES: 0.05 ns a byte (20 GB/s) on base64, against 0.06 for the old
+// 16-byte string loop; 0.09 on Cyrillic and CJK prose, plus the UTF-8
+// lookups. Handing strings to it from inside a chunk too (stage1 returning
+// after 2 to 8 plain blocks) ran more instructions on every document: 8%
+// on gsoc-2018.json, 1 to 3% on twitter.json, citm_catalog.json and
+// listing-medium (cachegrind).
 
 /**
  * From `p`, passes over the blocks before `stop` that go on with the
@@ -278,15 +275,13 @@ export function plainBlocks(p: usize, stop: usize): usize {
   return p;
 }
 
-// PERF NOTES: the exact scanner's loop for non-ASCII text, entered at a
-// non-ASCII byte: 16 bytes per step, three compares and a bitmask for a
-// quote, a backslash or a control byte, and stage 1's UTF-8 lookups for a
-// step with a non-ASCII byte or after one. The constants load once per
-// call. Entered only at a non-ASCII byte: run at the start of every string
-// instead, it cost short ASCII strings 17% (measured). Measured (stage1's
-// notes say how) on Cyrillic and CJK: 51 to 179 bytes of text in 53 to 83
-// ns, against the scalar build's 83 to 261; a fault at the end of 300 KB of
-// prose is named at 2.4 GB/s, against 0.73 for the scalar build.
+// PERF NOTES: the exact scanner's loop for non-ASCII text: 16 bytes a step,
+// three compares and a bitmask for a quote, a backslash or a control byte,
+// stage 1's UTF-8 lookups for a step with a non-ASCII byte. Entered only at
+// a non-ASCII byte: run at every string's start, it cost short ASCII
+// strings 17%. On Cyrillic and CJK, 51–179 bytes in 53–83 ns against the
+// scalar build's 83–261; a fault at the end of 300 KB of prose is named at
+// 2.4 GB/s against 0.73.
 
 /**
  * For the exact scanner (./json): from p, the first byte of a character
@@ -361,35 +356,23 @@ const CONSTANTS: usize = memory.data<u8>([
 // Those are control bytes: inside a string they are refused anyway, and
 // outside one, stage 2 refuses whatever it finds that is not punctuation.
 
-// PERF NOTES: stage 1's loop, the part of the SIMD build that touches every
-// byte of structured text. Per block, always: quotes and control bytes (a
-// compare, or one saturating add, and a bitmask per quarter), and
-// backslashes (one bitmask for the block; the full mask and the odd-run
-// additions only for a block that holds one). A block inside a string from
-// end to end is then done; any other takes one table lookup per quarter for
+// Stage 1's loop touches every byte of structured text. Per block, always:
+// quotes and control bytes (a compare, or one saturating add, and a bitmask
+// per quarter), and backslashes (one bitmask; the full mask and the odd-run
+// additions only for a block that holds one). A block inside a string end
+// to end is then done; any other takes one table lookup per quarter for
 // structural characters and one for whitespace, a dozen 64-bit operations
 // for strings and tokens, and writes its structural positions eight at a
 // time. A block with a non-ASCII byte adds the UTF-8 lookups; escapes are
 // judged one by one. Faults are ORed together and looked at once per call.
-// V8 rebuilds a v128 constant from immediates at every use, so the
-// constants are loaded from CONSTANTS at the call's start; and any call or
-// second loop inside this loop made V8 spill its vectors (5 to 10% slower
-// on dense text, measured), which is why long strings are left to
-// plainBlocks between calls instead. A call costs about 35 ns before its
-// first block: texts under STAGED_MIN skip the stages.
 //
-// Measured on the benchmark machine (AMD EPYC, Node 20), core alone, CPU
-// time, best of 9: 0.25 ns per byte on twitter.json and citm_catalog.json
-// without UTF-8 (16 ns per block), 0.29 on twitter.json with it (23% of its
-// blocks hold non-ASCII bytes: the lookups cost about 7 ns per such block),
-// 0.34 on canada.json, whose every 7th byte is structural (writing the
-// index is the difference). On the report's listing-medium (100 resources
-// in 16 KiB: a structural position every 6.2 bytes, 3.7% of bytes
-// non-ASCII) 0.36 ns per byte, 23 ns per block; taken apart by builds with
-// one piece cut out, writing the index (flatten) is 35% of that, 0.77 ns
-// per position (its ctz, add and store come to about two cycles), and the
-// UTF-8 lookups 16%. Stage 2 then takes 0.27 ns per byte there (1.7 ns per
-// position), so the core verifies listing-medium at 0.63 ns per byte.
+// PERF NOTES: no call and no second loop inside this loop, since either
+// made V8 spill its vectors (5 to 10% slower on dense text), so long strings
+// go to plainBlocks between calls; the v128 constants load from CONSTANTS
+// once a call, as V8 rebuilds one from immediates at every use. A call
+// costs about 35 ns before its first block, so texts under STAGED_MIN skip
+// the stages. Core alone: 0.25 ns a byte on twitter.json and citm_catalog,
+// 0.36 on listing-medium (writing the index 35% of that, UTF-8 16%).
 
 /**
  * Classifies the blocks in [src, srcEnd) (whole blocks), whose bytes stand

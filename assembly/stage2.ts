@@ -118,18 +118,18 @@ import { index, refill } from './text-simd';
 /** A byte 0 that stands for the end of the text: no test of the grammar accepts it. */
 export const SENTINEL: usize = memory.data(16, 16);
 
-// PERF NOTES: one test per structural position at its own place in the
-// grammar, as in the exact scanner, so that the branch predictor learns
-// the document's rhythm. A position costs an index load and a byte load;
-// strings and punctuation nothing more. Numbers are read digits eight at a
-// time, literals as one 32-bit compare. The index runs out once per window
-// of 16 KiB, where one predictable test calls for the next window. A
-// table-driven machine (a transition per position, no branch on the data)
-// was tried and measured slower: its chain of dependent loads, and the 45
-// instructions a branch-free push and pop took in V8, cost more than the
-// mispredictions it saved. Measured as stage 1's notes say: 1.3 ns per
-// position on twitter.json, 1.7 on citm_catalog.json; 4.1 on canada.json,
-// where a third of the positions are numbers (about 12 ns each).
+// Stage 2 makes one test per structural position, at its own place in the
+// grammar, as the exact scanner does. A position costs an index load and a
+// byte load; strings and punctuation nothing more. Numbers are read digits
+// eight at a time, literals as one 32-bit compare. The index runs out once
+// per window of 16 KiB, where one predictable test calls for the next.
+//
+// PERF NOTES: branches on the data, so that the predictor learns the
+// document's rhythm. A table-driven machine (no branch on the data) was
+// slower: its chain of dependent loads and the 45 instructions of V8's
+// branch-free push and pop cost more than the mispredictions it saved.
+// 1.3 ns a position on twitter.json, 1.7 on citm_catalog.json, 4.1 on
+// canada.json, where a third of the positions are numbers.
 
 /**
  * Where the exact scanner may resume when the walk fails: the first byte of

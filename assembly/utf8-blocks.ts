@@ -124,15 +124,16 @@ export const UTF8_CONSTANTS: usize = memory.data<i8>([
   return v128.xor(special, v128.and(must, highBit));
 }
 
-// PERF NOTES: per quarter, three byte shifts (palignr) for the bytes one,
-// two and three back, two nibble extractions, three table lookups (each
-// three instructions in V8, which guards swizzle's index range), and six
-// operations for the continuation rule: about 25 instructions, about 7 ns
-// per 64-byte block measured (stage1's notes say how). Only blocks that
-// hold a non-ASCII byte come here. Skipping the lookups for a quarter with
-// no non-ASCII byte (a bitmask and a branch per quarter) was tried and
-// measured slower: text-48k 0.37 to 0.55 ns per byte, prose 0.23 to 0.30,
-// listing-medium 0.63 to 0.67; twitter.json no faster.
+// Per quarter: three byte shifts (palignr) for the bytes one, two and three
+// back, two nibble extractions, three table lookups (each three
+// instructions in V8, which guards swizzle's index range), and six
+// operations for the continuation rule. Only blocks that hold a non-ASCII
+// byte come here.
+//
+// PERF NOTES: about 25 instructions a quarter, 7 ns a 64-byte block. No
+// branch to skip a quarter with no non-ASCII byte: with one, text-48k ran
+// 0.37 to 0.55 ns a byte, prose 0.23 to 0.30, listing-medium 0.63 to 0.67,
+// and twitter.json no faster.
 
 /**
  * The UTF-8 error bits of the block at p, given the quarter before it. A

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Typed decode against bare TextDecoder + JSON.parse on a shared, noisy machine: interleaved round by round, in CPU time.
 //
-// Issue 15's target is a ratio: typed decode on wasm within 1.3× of a bare
+// The decode target is a ratio: typed decode on wasm within 1.3× of a bare
 // `JSON.parse(new TextDecoder().decode(body))`, on every frame fixture and
 // on the real-server captures. Timed one case after the other on the wall
 // clock (`npm run bench`), such a ratio swings by a third when another

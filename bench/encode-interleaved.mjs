@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Encode against bare JSON.stringify + encodeInto on a shared, noisy machine: interleaved round by round, in CPU time.
 //
-// Issue 15's encode target is a ratio: codec.encode at least 0.9× the speed
+// The encode target is a ratio: codec.encode at least 0.9× the speed
 // of `JSON.stringify(value)` then `TextEncoder.encodeInto` a buffer
 // allocated once, on every frame fixture and on the real-server captures.
 // Here each round times bare, then bare with a copy out, then encode of each
@@ -11,8 +11,7 @@
 // bench/decode-interleaved.mjs does for decode.
 //
 // Bare keeps nothing: the next call writes over its bytes. Encode returns a
-// frame the caller keeps, copied out of its scratch buffer (issue 15, item
-// 3). "Bare + copy" is bare, then that same copy made by Node's Buffer.from:
+// frame the caller keeps, copied out of its scratch buffer. "Bare + copy" is bare, then that same copy made by Node's Buffer.from:
 // under 4 KiB into a shared 8 KiB pool, above it into an ArrayBuffer of its
 // own, which is the scheme encode's copy follows
 // (src/contract/body-writer.ts). It is not a target's peer; it shows what

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The relay with validate 'full' on a long stream of listings: what issue 15's third target measures, interleaved round by round.
+// The relay with validate 'full' on a long stream of listings: what the 'full' relay target measures, interleaved round by round.
 //
 // relay/long-stream/F with validate 'full': createRelay in this process
 // over 64 KiB chunks of bench/lib/wire.mjs's 96 MiB stream F (listing: 16

@@ -1,4 +1,4 @@
-// Honest exit statuses (issue 11): a failed write or read is never reported as success.
+// Honest exit statuses: a failed write or read is never reported as success.
 //
 //   74  a write error other than EPIPE, or any read error: one line naming the file and the cause
 //   2   an input that is a directory, stdin included: refused before anything is read

@@ -1,4 +1,4 @@
-// Encode in one pass (WIRE.md section 5; issue 11 defect 7, issue 15 item 3): JSON.stringify's bytes on every value it accepts, each member read once, and nothing returned that decode refuses.
+// Encode in one pass (WIRE.md section 5): JSON.stringify's bytes on every value it accepts, each member read once, and nothing returned that decode refuses.
 
 import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
@@ -77,7 +77,7 @@ describe.each(BACKEND_ROWS)('encode, decoded on %s', (_name, backend) => {
     );
   });
 
-  describe('issue 11 defect 7: what was checked is what was written', () => {
+  describe('what was checked is what was written', () => {
     test("a String whose toString returns a lone surrogate is refused; JSON.stringify's bytes for it decode refuses", () => {
       const liar = Object.assign(new String('fine'), { toString: () => '\ud800' });
       for (const frame of [result(liar), error(liar)]) {

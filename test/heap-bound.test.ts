@@ -1,4 +1,4 @@
-// Issue 11, defect 1: a 16 MiB frame that fails the schema gives its FrameError within 4× its size of heap, through every entry point, on every backend.
+// A frame that fails the schema costs at most 4× its size in heap: a 16 MiB frame that fails the schema gives its FrameError within 4× its size of heap, through every entry point, on every backend.
 //
 // Each case runs in a child process (test/support/heap-child.mjs, on dist/)
 // whose old generation is capped at the heap it starts with plus four times
@@ -79,7 +79,7 @@ const SHAPES: Record<string, string> = {
   'tool-properties': 'tools.0.inputSchema.properties.bad: Invalid input',
 };
 
-/** The entry points other than decode, each on the frames of issue 11 and the one that fails in every item without aborting. */
+/** The entry points other than decode, each on three of the hostile frames, without aborting. */
 const ENTRIES = ['tryDecode', 'stream', 'relay'] as const;
 const ENTRY_SHAPES = ['numbers', 'objects', 'blobs'];
 
@@ -123,7 +123,7 @@ describe.concurrent.each(BACKEND_ROWS)(`%s: within the base plus ${4 * FRAME_MIB
   });
 });
 
-describe.concurrent('the error is the one safeParse gave before issue 11 (the same frames at 256 KiB, where safeParse still fits)', () => {
+describe.concurrent("the error is the one the SDK's safeParse gives (the same frames at 256 KiB, where safeParse still fits)", () => {
   test.each(Object.keys(SHAPES))('%s', async (shape) => {
     const [today, decoded] = await Promise.all([
       run({ shape, mib: 0.25, entry: 'today', backend: 'js' }),

@@ -1,4 +1,4 @@
-// Hostile input that once took a process down, or grew it without bound (issue 11), held to its bound.
+// Hostile input that once took a process down, or grew it without bound, held to its bound.
 //
 // Every bound is asserted in bytes of memory or in counts (chunks queued,
 // bytes copied), never in time. Each case runs on every backend.
@@ -37,7 +37,7 @@ describe.each(BACKENDS.map((b) => [b.name, b] as const))('hostile input on %s', 
     const before = bytesInUse();
     for (let i = 0; i < record.length - 1; i++) core.push(record.subarray(i, i + 1));
     // All but the last byte is held: once by the reader, to check it whole, and once by the relay, to forward it.
-    // Each copy is at most twice what arrived. (Before issue 11: a view object per chunk, over 100 bytes per byte.)
+    // Each copy is at most twice what arrived. (A view object per chunk would cost over 100 bytes per byte.)
     const held = bytesInUse() - before;
     expect(held).toBeLessThan(5 * MiB);
     core.push(record.subarray(record.length - 1));
@@ -69,7 +69,7 @@ describe.each(BACKENDS.map((b) => [b.name, b] as const))('hostile input on %s', 
     expect(faults).toBe(pairs);
     expect(out.bytes).toBe(pairs * 9);
     // 200,000 finishes of 9 bytes, gathered into chunks of up to 16 KiB: full ones, and at most one
-    // partly filled chunk per input chunk. (Before issue 11: one 9-byte chunk per finish.)
+    // partly filled chunk per input chunk. (Not one 9-byte chunk per finish.)
     expect(out.chunks).toBeLessThanOrEqual(Math.ceil(out.bytes / (16 * 1024 - 9)) + inputChunks);
     expect(relay.stats.maxQueuedChunks).toBeLessThanOrEqual(1024);
     expect(relay.stats.chunksOut).toBe(out.chunks);
@@ -104,7 +104,7 @@ describe.each(BACKENDS.map((b) => [b.name, b] as const))('hostile input on %s', 
       expect(d.push(cut)).toEqual([]);
       decoders.push(d);
     }
-    // Before issue 11: 64 KiB reserved up front by each, 256 MiB in all.
+    // Reserving 64 KiB up front for each would cost 256 MiB in all.
     expect(arrayBuffersInUse() - before).toBeLessThan(MiB);
     expect(decoders.length).toBe(4096);
   });

@@ -8,10 +8,9 @@
 // Which one is slow changes. Encode of the filesystem server's tool list,
 // pinned to each in turn (taskset -c), took 57 µs a frame on one and 33 on
 // the other, in three processes each; bare JSON.stringify + encodeInto 46
-// against 29. Most of the slowdown that stop 34 found in stretches of
-// minutes, in the build before a change as much as in the build after, was
-// this: a process ran slow or fast by the CPU it ran on (bench/README.md,
-// "Stop 35").
+// against 29. Most of the encode slowdowns seen in stretches of minutes,
+// in the build before a change as much as in the build after, were this:
+// a process ran slow or fast by the CPU it ran on.
 //
 // The benchmark runs this probe at its start, before the paired rounds
 // (bench/lib/paired.mjs) and at its end, and report.json keeps the result

@@ -1,4 +1,4 @@
-// Issue 15's decode-side targets as specs for bench/lib/report.mjs: what is
+// The typed decode, encode and 'full' relay targets as specs for bench/lib/report.mjs: what is
 // compared with what, and the absolute base64 target. No imports, so that the
 // report renders without a build; the cases they read are made by
 // bench/lib/decode-targets.mjs.
@@ -9,7 +9,7 @@ export const BLOBS = ['blob-48k', 'blob-1m'];
 export const CAPTURES = ['servers-everything', 'servers-filesystem', 'servers-memory'];
 export const RELAY_FIXTURES = ['listing-small', 'listing-medium', 'stream-10k'];
 
-/** Issue 15's ratio targets, in targetSpecs' shape. `wasm` is the build loadBackend('wasm') picked. */
+/** The typed decode, encode and 'full' relay ratio targets, in targetSpecs' shape. `wasm` is the build loadBackend('wasm') picked. */
 export function decodeTargets(wasm) {
   const specs = [];
   for (const f of [...FRAME_FIXTURES, ...CAPTURES]) {
@@ -30,7 +30,7 @@ export function decodeTargets(wasm) {
       den: [`relay/long-stream-full-by-build/${f}`, wasm],
       target: 2,
       comparison: '>=',
-      note: "the denominator does the work 'full' did before issue 15: buildFrame on every response, the value thrown away",
+      note: "the denominator does the work 'full' did when it built frames: buildFrame on every response, the value thrown away",
     });
   }
   for (const f of RELAY_FIXTURES) {
@@ -41,13 +41,13 @@ export function decodeTargets(wasm) {
       den: [`relay/work-full-by-build/${f}`, wasm],
       target: 2,
       comparison: '>=',
-      note: "the denominator does the work 'full' did before issue 15: buildFrame on every response, the value thrown away",
+      note: "the denominator does the work 'full' did when it built frames: buildFrame on every response, the value thrown away",
     });
   }
   return specs;
 }
 
-/** Issue 15's absolute targets: MB/s of one case. */
+/** The absolute base64 targets: MB/s of one case. */
 export function decodeSpeedTargets() {
   return BLOBS.map((f) => ({
     group: 'the base64 check ≥ 5 GB/s with wasm-simd on the blob fixtures',

@@ -1,4 +1,4 @@
-// Issue 15's decode-side targets (items 2 and 5), and the cases they need that the other modules do not time.
+// The typed decode, encode and 'full' relay targets, and the cases they need that the other modules do not time.
 //
 // bench/run.mjs runs the cases; bench/lib/report.mjs judges the targets,
 // which live in ./decode-specs.mjs (no build needed to render a report) and
@@ -37,8 +37,8 @@
 //   captureCases(backends)     typed decode, bare JSON.parse, encode, bare
 //                              JSON.stringify + encodeInto, and that with a
 //                              copy out (limits.mjs) on the real-server
-//                              captures (test/fixtures/servers/, issue 15
-//                              item 4), one fixture per server: its frames
+//                              captures (test/fixtures/servers/),
+//                              one fixture per server: its frames
 //                              taken in turn, each through its own endpoint's
 //                              codec. The decode and encode targets name them
 //                              as they name the generated fixtures.
@@ -65,9 +65,9 @@ import { loadServerFrames } from '../../test/fixtures/servers/frames.mjs';
 export { decodeSpeedTargets, decodeTargets, judgeSpeedTarget } from './decode-specs.mjs';
 
 /**
- * A list-resources codec whose relay judge is what 'full' did before issue
- * 15: buildFrame on the payload, the frame thrown away. For the
- * '-by-build' cases, which time that work beside today's.
+ * A list-resources codec whose relay judge is what 'full' did when it built
+ * frames: buildFrame on the payload, the frame thrown away. For the
+ * '-by-build' cases, which time that work beside the byte judge's.
  */
 export function buildingCodec() {
   const codec = Object.create(listResources);
@@ -150,7 +150,7 @@ export function decodeCases(frames, backends) {
           impl:
             op === 'work-full'
               ? `RelayState.push on ${backend.name}, validate 'full': each frame judged on its bytes (judgeFrame), none built`
-              : `RelayState.push on ${backend.name}, validate 'full' as before issue 15: buildFrame on each response, the frame thrown away`,
+              : `RelayState.push on ${backend.name}, validate 'full' building each frame: buildFrame on each response, the frame thrown away`,
           check() {
             const out = [];
             const faults = [];
@@ -380,7 +380,7 @@ export async function runRelayFullCases({ seed, names = ['listing', 'small'], ro
       op: 'long-stream-full-by-build',
       backend,
       endpoint: old,
-      impl: `createRelay({ validate: 'full' }) on ${backend.name}, 64 KiB chunks, its judge buildFrame on every response as before issue 15`,
+      impl: `createRelay({ validate: 'full' }) on ${backend.name}, 64 KiB chunks, its judge buildFrame on every response, as 'full' was when it built frames`,
     });
   }
   const results = [];

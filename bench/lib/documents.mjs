@@ -1,4 +1,4 @@
-// Documents for validate-only cases (issue 13): simdjson's corpus, generated prose, a tool result whose text is escaped JSON.
+// Documents for validate-only cases: simdjson's corpus, generated prose, a tool result whose text is escaped JSON.
 //
 // These are bodies no endpoint's schema would take as a whole (twitter.json
 // is not a ListResourcesResult), so they are only validated: tag and strict

@@ -1,8 +1,8 @@
 // The limit of the listings' validate target: native simdjson, on the very ratio that target asks for.
 //
-// "validate-only: wasm ≥ 5× js on the listings" (issue 13) asks the
+// "validate-only: wasm ≥ 5× js on the listings" asks the
 // WebAssembly core for five times the JS path's speed on the listing
-// frames. The same issue names native simdjson as the limit: simdjson 0.9.1
+// frames. The validate targets name native simdjson as the limit: simdjson 0.9.1
 // compiled from the npm package's sources, its haswell kernel (256-bit
 // AVX2) where the CPU has it, the body parsed where it lies in a padded
 // buffer by one reused dom::parser (bench/native). This file times it on
@@ -15,7 +15,7 @@
 //
 // # Encode beside a bare peer that copies out
 //
-// "encode ≥ 0.9× JSON.stringify + encodeInto" (issue 15) measures encode
+// "encode ≥ 0.9× JSON.stringify + encodeInto" measures encode
 // against a peer that writes into a buffer allocated once and keeps
 // nothing: the next call writes over its bytes. Encode returns a frame the
 // caller keeps, copied out of its scratch buffer at exactly the frame's
@@ -137,7 +137,7 @@ export function renderLimits(limits, targets = []) {
   if (copies.length) {
     if (natives.length) out.push('');
     out.push(
-      "Encode's target is 0.9× of bare `JSON.stringify` + `encodeInto`, which keeps nothing: the next call writes over its bytes. Encode returns a frame the caller keeps, copied out of its scratch buffer at exactly the frame's length (issue 15, item 3). Here bare makes that copy too, with Node's `Buffer.from`, which pools as encode does (under 4 KiB into a shared 8 KiB pool, above it an ArrayBuffer of its own), timed side by side with encode as the targets are (bench/lib/limits.mjs). These rows are not targets and are not counted above.",
+      "Encode's target is 0.9× of bare `JSON.stringify` + `encodeInto`, which keeps nothing: the next call writes over its bytes. Encode returns a frame the caller keeps, copied out of its scratch buffer at exactly the frame's length. Here bare makes that copy too, with Node's `Buffer.from`, which pools as encode does (under 4 KiB into a shared 8 KiB pool, above it an ArrayBuffer of its own), timed side by side with encode as the targets are (bench/lib/limits.mjs). These rows are not targets and are not counted above.",
     );
     out.push('');
     out.push("| fixture | encode ÷ (bare + copy) | the twos ranged | encode ÷ bare (the target's ratio) |");

@@ -83,7 +83,7 @@
 // Paired runs pinned to each, warmed, gave alike ratios (the captures'
 // encode, 0.85 to 1.02 on one and 0.76 to 0.91 on the other), so a
 // round's ratio need not move with its CPU; report.json says which ran it,
-// for when one does. Stop 35 found it does for encode: pinned in turns, the
+// for when one does. It does for encode: pinned in turns, the
 // filesystem server's tool list ran at 0.82× bare on the slow CPU and 0.88×
 // on the other. The report also gives how fast each CPU ran a fixed piece of
 // work at the start, before these rounds and at the end (bench/lib/cpus.mjs).

@@ -526,7 +526,7 @@ export async function runWireCases({ root, lib, seed, quick, wanted, progress })
 }
 
 /**
- * Issue 12's targets. `metric: 'cpu'` compares bytes per CPU second of the
+ * The wire-speed, CLI and TCP targets. `metric: 'cpu'` compares bytes per CPU second of the
  * relaying process (the peer's CPU per byte over the relay's); the rest
  * compare throughput.
  */

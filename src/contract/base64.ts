@@ -76,20 +76,13 @@ const LONG_RUN = 64;
  * A string with this many units or more to go is worth copying to bytes for
  * the word loop (alphabetRunOfString).
  *
- * PERF NOTES: a loop of `charCodeAt` and one table load ran at 1.5 to 2.5
- * ns a unit here; the word loop costs a call into the runtime (the copy)
- * and loads from a table of 64 KiB, and what those cost depends on what
- * ran before them. Timed on strings JSON.parse had just made (the way
- * decode meets them: a fresh object of four members parsed before each
- * check, the median of 12 rounds in one process pinned to one core), the
- * word loop from 32 units took 124, 112, 120 and 125 ns on strings of 44,
- * 64, 80 and 96 units, and the charCodeAt loop 66, 97, 126 and 176. Timed on strings made once and kept, the word loop had won
- * from 32 (64 ns against 90 on the everything server's 44-unit blobs),
- * which is how this was 32 until stop 36. Checked after JSON.parse of
- * their frames, the everything server's 44-unit blobs took 158 to 209 ns
- * from 32 and 86 to 108 with the charCodeAt loop (four runs), and decode
- * of those 50 frames took 0.92 of the time with 72 (the median of 15 twos
- * of rounds, the two builds loaded side by side).
+ * PERF NOTES: below this, a `charCodeAt` loop with one table load beats
+ * the copy to bytes and the word loop, on strings JSON.parse has just made
+ * (as decode meets them): the word loop took 124, 112, 120 and 125 ns on
+ * 44, 64, 80 and 96 units, the charCodeAt loop 66, 97, 126 and 176. On
+ * strings made once and kept the word loop wins from 32, a misleading
+ * measure. At 72, decode of the everything server's 50 blob frames took
+ * 0.92 of the time it took with 32.
  */
 const STRING_RUN = 72;
 

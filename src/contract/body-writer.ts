@@ -27,20 +27,16 @@
 // and the reference servers' answers (bench/instructions.mjs, 200 rounds)
 // and took 8 to 27% less time side by side (bench/encode-interleaved.mjs).
 //
-// PERF NOTES (on the copy, which a codec without a plan still builds): the copy costs about a tenth of encode (setMember's share of
-// a profile of the reference servers' answers). Building only what the
-// compiled judge reads was tried: a plan made from the judge's nodes, with
-// arrays and objects under `unknown`, a leaf or an unrecognized member
-// written but not built (the tool lists' input schemas, `_meta`, an
-// error's `data`). In timed runs of the two builds side by side, both
-// orders, the captures took 0 to 9% less time and the listing and error
-// fixtures 5 to 20% more, the plan's lookups and a second pair of walks
-// costing more than the objects saved. It was dropped.
-//
 // The other way, JSON.stringify then a check of its output, cannot see what
 // JSON.stringify altered without a trace (NaN written as null, a function
 // left out) and builds the text as one V8 string, which has a length limit
 // below the frame limit.
+//
+// PERF NOTES (on the copy, which a codec without a plan still builds):
+// building only what the compiled judge reads was tried and dropped. Side
+// by side, the captures took 0 to 9% less time but the listing and error
+// fixtures 5 to 20% more: the plan's lookups and second walks cost more
+// than the objects saved, and the copy is about a tenth of encode.
 //
 // # Where it differs from JSON.stringify
 //
@@ -165,24 +161,12 @@ const objectPrototype = Object.prototype;
 const stringValue = String.prototype.valueOf;
 const numberValue = Number.prototype.valueOf;
 const booleanValue = Boolean.prototype.valueOf;
-// PERF NOTES: called on the caller's strings as `charCodeAt.call(s, i)`,
-// not `s.charCodeAt(i)`. The method's load has feedback on the string's
-// hidden class, and strings come in many: flat or made by concatenation,
-// one or two bytes a character, internalized or not. Past four, the load
-// goes megamorphic, and TurboFan then makes a generic load and a generic
-// call for every character, where it otherwise reads the character in
-// place. Whether a fifth kind reaches string() while it runs unoptimized
-// depends on the values and on when the background compiler finishes.
-// That was the whole-process slow encode of bench/README.md: in a run that
-// fell into it, string()'s `charCodeAt` and `length` loads went from
-// polymorphic to megamorphic (--log-ic), and in runs that stayed fast they
-// did not. Called through the function itself, the call has a known target
-// whatever the string, and TurboFan reduces it as before. The three-fixture
-// run of bench/README.md then stayed out of it in 12 runs of 12, against
-// 9 of 17 slow the same day before, and side by side in one process
-// (bench/encode-interleaved.mjs, 30 rounds) this form ran at 0.95 to 1.04
-// of the other's speed on the listings, the error frames and the captures,
-// within the rounds' noise. `length`, read once a string, keeps its load.
+// PERF NOTES: strings are read as `charCodeAt.call(s, i)`, not
+// `s.charCodeAt(i)`: the method load's feedback is on the string's hidden
+// class, and past four kinds of string it went megamorphic (--log-ic), a
+// generic load and call per character for the rest of the process. With a
+// known target, three-fixture encode runs stayed fast in 12 of 12 (9 of 17
+// were slow before), at 0.95–1.04× the old form's speed side by side.
 const charCodeAt = String.prototype.charCodeAt;
 const isWellFormed: (s: string) => boolean =
   typeof (String.prototype as { isWellFormed?: unknown }).isWellFormed === 'function'
@@ -328,23 +312,14 @@ function poolOut(b: Uint8Array, from: ArrayBuffer, n: number): Uint8Array | null
   const out = new Uint8Array(slab, slabUsed, n);
   // Each frame starts on an 8-byte boundary, as in Node's pool.
   slabUsed = (slabUsed + n + 7) & ~7;
-  // PERF NOTES: set needs a view of exactly n bytes. Made with the
-  // constructor, not subarray (which looks up the species constructor), it
-  // cost 61 to 74 ns against 75 to 129 ns for 16 to 150 bytes, and 334
-  // against 731 for 1000. A loop costs less only up to about 32 bytes.
-  // The view is made on the buffer the writer keeps, not b.buffer, which
-  // calls into the engine's runtime: encode of the everything server's
-  // resources/read answers took 547 ns a frame against 599 (the median of 5
-  // processes each, taken in turns, pinned). Copying words in a loop up to
-  // 512 bytes counted 7.5% more instructions for encode of listing-small.
-  //
-  // Handing each frame out where it was written, from a 64 KiB arena with
-  // no copy, ran the memory server's answers 4.5% faster in 3 processes of
-  // 4 and at half speed in the fourth. Counted in 5 more processes, 3 of
-  // the 4 slow ones took 0.33 to 0.36 page faults a frame: the C allocator
-  // gave freed arenas back to the system and faulted them in again. Slabs
-  // of 16 or 32 KiB were no faster, and 32 KiB fell to half speed, with 0.4
-  // faults a frame, in 1 process of 3. The slab stays at 8 KiB.
+  // PERF NOTES: the copy is a loop up to 32 bytes, else set() from a view
+  // made with the constructor (not subarray: 61–74 ns against 75–129 for 16
+  // to 150 bytes) on the buffer the writer keeps (not b.buffer, a runtime
+  // call: 547 ns a frame against 599 on the everything server's answers).
+  // Frames handed out from a 64 KiB arena with no copy ran 4.5% faster in 3
+  // processes of 4 and at half speed in the fourth, which page-faulted
+  // freed arenas back in (0.33–0.36 faults a frame); 16 and 32 KiB slabs
+  // were no faster. The slab stays at 8 KiB.
   if (n <= 32) for (let i = 0; i < n; i++) out[i] = b[i];
   else out.set(new Uint8Array(from, 0, n));
   return out;
@@ -949,14 +924,11 @@ class BodyWriter {
     this.byte(0x7b);
     let first = true;
     // PERF NOTES: for-in with an own-property test gives Object.keys's
-    // names in its order (own, enumerable, string-keyed; integer names
-    // first), and V8 compiles the pair to a walk of the object's
-    // enumeration cache with each member read by its field index, where
-    // Object.keys's array and a keyed read per name go through the
-    // megamorphic lookup: a walk of the listing fixtures' values took 55
-    // to 58 ns against 88 to 95 (listing-small) and 7.7 against 12.1 µs
-    // (listing-medium). Object.hasOwn in its place was as slow as
-    // Object.keys. See "Where it differs" above for what a Proxy sees.
+    // names in its order, and V8 walks the enumeration cache reading each
+    // member by field index, where Object.keys and a keyed read per name
+    // go megamorphic: a walk of listing-small's values took 55–58 ns
+    // against 88–95, listing-medium's 7.7 µs against 12.1. Object.hasOwn
+    // was as slow as Object.keys. What a Proxy sees: "Where it differs".
     for (const k in o) {
       if (!ownProperty.call(o, k)) continue;
       path[d] = k;
@@ -980,22 +952,11 @@ class BodyWriter {
    * A member's name and the colon after it.
    *
    * PERF NOTES: a loop of its own for a short name with nothing to escape,
-   * beside string()'s: one capacity check covers the quotes and the colon,
-   * and there is no escape or extra byte to keep count of. Sending every
-   * name through string() and byte() instead took 4.5 to 6.4% more
-   * instructions for encode (listing-small, listing-medium, the memory
-   * server's answers; bench/instructions.mjs). The loop replaced a map from
-   * names to their bytes, kept between calls: without the map, encode took
-   * 1.3 to 3.3% fewer instructions on every fixture.
-   *
-   * Writing four plain characters at a time here too, as string() does,
-   * counted 6.1% fewer instructions on the memory server's answers and
-   * 0.7% on the everything server's. But side by side in one process that
-   * also encoded the other fixtures (bench/encode-interleaved.mjs, three
-   * runs), the everything server's answers ran at 0.88–1.02× bare against
-   * 1.03–1.15× without it, and the filesystem server's at 0.78–0.94×
-   * against 0.88–0.96×. It was reverted. (Not checked: a longer name()
-   * may leave its callers less room to inline what they call.)
+   * one capacity check for the quotes and the colon: string() and byte()
+   * instead took 4.5–6.4% more instructions for encode; a map from names to
+   * their bytes kept between calls took 1.3–3.3% more. Four characters at a
+   * time, as string() writes them, was reverted: side by side, the
+   * everything server's answers ran at 0.88–1.02× bare against 1.03–1.15×.
    */
   name(k: string): void {
     const n = k.length;
@@ -1031,14 +992,11 @@ class BodyWriter {
    * written whole, the zeros after it included, which what comes next
    * writes over.
    *
-   * PERF NOTES: a head is 8 to 20 bytes for most names. Written a byte at a
-   * time by literal(), each byte cost a load and a store that each reloaded
-   * the views' lengths and data pointers. A word at a time, encode counted
-   * 2.0, 1.8 and 2.9% fewer instructions on the everything, filesystem and
-   * memory servers' answers and 10.5% on listing-small
-   * (bench/instructions.mjs, 100 rounds); the filesystem server's answers
-   * took 2,785 ns a frame against 2,941, the everything server's 1,305
-   * against 1,336 (the median of 5 processes each, taken in turns, pinned).
+   * PERF NOTES: a head (8 to 20 bytes for most names) is written a word at
+   * a time, not a byte at a time by literal(), which reloaded the views'
+   * lengths and data pointers for every byte: 1.8–2.9% fewer instructions
+   * on the servers' answers and 10.5% on listing-small; the filesystem
+   * server's answers took 2,785 ns a frame against 2,941.
    */
   head(n: number, words: Int32Array): void {
     const p = this.pos;
@@ -1094,30 +1052,14 @@ class BodyWriter {
   string(s: string): boolean {
     const n = s.length;
     if (n > LONG) return this.long(s);
-    // PERF NOTES: most strings are short and ASCII (member names, uris,
-    // mime types). One capacity check covers the whole string at six bytes
-    // a character (the longest escape); the loop writes one byte per
-    // character and leaves the fast case on one range test. Bytes beyond
-    // one per code unit are counted off the ASCII path only. The printable
-    // range is one unsigned compare, (c - 0x20) >>> 0 < 0x5f, here and in
-    // name() and loop(): 0.5 to 1% fewer instructions for encode than
-    // c >= 0x20 && c < 0x7f (bench/instructions.mjs, 100 rounds, the
-    // servers' answers, listing-small and error).
-    //
-    // Before that loop, four characters at a time: one table load each
-    // (PLAIN) and one test for the four, then one store of a word, where
-    // the loop's store reloads the view's length and data pointer for
-    // every byte. Encode counted 2.8, 4.1 and 9.7% fewer instructions on
-    // the filesystem, memory and everything servers' answers, 15.3% on
-    // listing-small and 3.6% on error (bench/instructions.mjs, 100
-    // rounds). First tried with s.charCodeAt(i) and reverted (git log
-    // 6b56f7e): processes that encoded every fixture then fell to
-    // 0.52-0.72x bare, the megamorphic load of the note at charCodeAt.
-    // Through charCodeAt.call, an encode-only run (bench/run.mjs --filter
-    // '^(frame/encode|peer/stringify)/') stayed at 0.83-1.34x bare on
-    // every fixture but the megabyte ones, and a full run put encode of
-    // the three servers' answers at 1.00, 0.84 and 0.87x bare, against
-    // 0.85, 0.79 and 0.82x in one of charCodeAt.call alone.
+    // PERF NOTES: most strings are short and ASCII (names, uris, mime
+    // types): one capacity check at six bytes a character, then four
+    // characters at a time (one PLAIN load each, one word stored), then one
+    // byte per character on one unsigned range test. Four at a time counted
+    // 2.8–15.3% fewer instructions on the servers' answers and listing-small
+    // (bench/instructions.mjs); read through charCodeAt.call, it keeps
+    // encode of the servers' answers at 0.84–1.00× bare where the
+    // `s.charCodeAt` form fell to 0.52–0.72× (see charCodeAt above).
     let p = this.pos;
     if (p + 6 * n + 2 > this.buf.length) this.grow(p + 6 * n + 2);
     const b = this.buf;
@@ -1241,17 +1183,12 @@ class BodyWriter {
    * to escape (escapeInWord) is written whole, the others a byte at a
    * time.
    *
-   * PERF NOTES: long strings with escapes (text with newlines or quotes,
-   * pretty-printed JSON, as the filesystem and memory servers' tool
-   * results hold) went through the JS loop of string() (loop()). Timed in
-   * one process against that build (tool results of one text each, the
-   * median of 12 rounds), the filesystem server's five texts over 128
-   * characters took 4.18 ns a character of whole frames against 5.39
-   * (bare JSON.stringify + encodeInto, 3.34); the memory server's, which
-   * are not ASCII (é, emoji), 4.45 against 4.41. Encode of the filesystem
-   * server's answers counted 2.7% fewer instructions, the other captures
-   * and listing-medium within 0.6%. Strings of 33 to 128 characters keep
-   * the JS loop: with LONG at 32, their frames took 901 ns against 641.
+   * PERF NOTES: strings over LONG (128) characters with escapes go through
+   * TextEncoder and are escaped here a word at a time, not by string()'s JS
+   * loop: the filesystem server's long tool texts took 4.18 ns a character
+   * against 5.39 (bare JSON.stringify + encodeInto: 3.34). Strings of 33 to
+   * 128 characters keep the JS loop: with LONG at 32 they took 901 ns a
+   * frame against 641.
    */
   escapeRaw(n: number): number {
     const pos = this.pos;

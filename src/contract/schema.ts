@@ -11,7 +11,7 @@
 //
 // safeParse builds one issue object for every failing item of a value, and
 // decoding reports only the first: a 16 MiB `{"resources":[1,1,…]}` ran a
-// process out of memory (issue 11). The SDK's schemas a codec uses are
+// process out of memory. The SDK's schemas a codec uses are
 // compiled at build time (scripts/gen-judges.mjs) into plain functions
 // that give safeParse's verdict and its first issue, path and message
 // alike, and stop there. test/schema-judge.test.ts holds them to safeParse.

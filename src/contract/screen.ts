@@ -119,20 +119,12 @@ export function screenJsonText(b: Uint8Array, start: number, end: number): boole
 // fixture, whose texts hold accented words).
 //
 // PERF NOTES: 116 of the everything server's 139 answers are this short.
-// On their texts the regular expression took about 50 ns; the core's
-// screen (the copy in, the call, the pass) took 110 ns a frame on its own,
-// and about 220 ns more within decode than without it. The build before
-// and the build with this screen, loaded in one process and timed in turns
-// (40 rounds, the median of the rounds' ratios, a process on each core),
-// decode took this much of the time it took before:
-//
-//   fixture               wasm-simd      js
-//   listing-small         0.967-0.978    0.920
-//   servers-everything    0.952-0.969    0.926
-//   error                 0.978-1.022    0.978-1.034
-//
-// (71% of the error fixture's frames are longer than SHORT_TEXT, and
-// most of the rest are not ASCII: it stays as it was, within the noise.)
+// On their texts the regular expression took about 50 ns, where the core's
+// screen cost 110 ns a frame alone and about 220 ns more within decode.
+// Timed in turns against the build before, decode took 0.967–0.978 of its
+// time on listing-small, 0.952–0.969 on the everything server's answers
+// (wasm-simd), and the same within noise on the error fixture, whose texts
+// are mostly longer than SHORT_TEXT or not ASCII.
 
 /** The longest body screenShortText may judge (see above). */
 export const SHORT_TEXT = 208;

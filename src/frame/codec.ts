@@ -205,16 +205,14 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
         return backend.verifyHeld(payload, (held, fault) => buildHeld(payload, fault, held));
       }
     }
-    // PERF NOTES: the screen in place of verifyFrame (src/contract/screen.ts).
-    // Counted under valgrind on wasm-simd, the core's screen of a 150-byte
-    // listing ran about 800 instructions a call against verifyFrame's 1,800,
-    // and on a 16 KiB listing 65,000 against 153,000; decode as a whole, 9%
-    // fewer on listing-small, 7% on the error frames, 4 to 7% on the
-    // servers' answers. A large body is judged on its bytes before anything
-    // is parsed (build): no screen for it.
-    //
     // A short body with a known tag is screened on its text first
     // (screenShortText), and on its bytes only when that does not pass it.
+    //
+    // PERF NOTES: the screen in place of verifyFrame (src/contract/screen.ts):
+    // on wasm-simd, about 800 instructions a call against 1,800 on a 150-byte
+    // listing, 65,000 against 153,000 on a 16 KiB one; decode as a whole 4
+    // to 9% fewer. A large body is judged on its bytes before anything is
+    // parsed (build): no screen for it.
     const text = isShort(payload) ? utf8Text(payload, 1, payload.length) : undefined;
     if (text === undefined || !screenShortText(text, payload.length - 1)) {
       if (backend.screenFrame === undefined || payload.length - 1 > SMALL) return build(payload, backend.verifyFrame(payload));
@@ -305,17 +303,12 @@ const USES = new WeakMap<object, () => Backend>();
  * the default. One getter for every codec, so that codecs share one hidden
  * class: each with a getter of its own had one of its own.
  *
- * PERF NOTES: a program calls `decode` and `encode` of several codecs from
- * one place (a relay, by method; the benchmarks, on the servers' answers).
- * With 8 hidden classes among the 8 endpoints' codecs, that call's load of
- * `decode` went megamorphic: 2.2% of the CPU samples of decoding the
- * everything server's answers of up to 400 bytes (perf, wasm-simd); after,
- * 0.12% of those of all its answers. Counted, 0.3 to 0.5% fewer
- * instructions (bench/instructions.mjs, 200 rounds). The spec's three
- * members are named first, and any others it has spread after them, for
- * the same reason: made by spreading the spec, the 8 default codecs and
- * their 8 withBackend copies still had 8 hidden classes among them (V8's
- * %HaveSameMap), and with the members named, one.
+ * PERF NOTES: one hidden class for all codecs, so that a call site that
+ * decodes with several (a relay, the benchmarks) keeps its `decode` load
+ * monomorphic: with 8 classes it was 2.2% of the CPU samples of decoding
+ * the everything server's short answers, after 0.12%. The spec's three
+ * members are named, not spread, for the same reason (%HaveSameMap: 8
+ * classes among the default codecs and their withBackend copies, then 1).
  */
 const BACKEND_PROPERTY: PropertyDescriptor = {
   enumerable: true,

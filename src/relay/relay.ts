@@ -178,16 +178,12 @@ function joined(a: Uint8Array, b: Uint8Array): Uint8Array {
  * the current input chunk. A short piece that is all that goes out for a
  * chunk, and holds at least half of its buffer, goes on as a view too.
  *
- * PERF NOTES: a relay fed one small record per chunk (a socket that sends
- * each answer on its own) copied each chunk into a fresh output chunk:
- * TypedArray slice, an allocation of its own outside the heap, 26% of the
- * relay's work per 168-byte chunk (cpu profile of RelayState.push on
- * listing-small). The half-its-buffer rule keeps a short view from holding
- * more than twice its bytes alive (a 64 KiB chunk with one short valid
- * record is still copied, and lets its chunk go). A long piece is a view
- * whatever part of its chunk it is, and may keep far more alive than it
- * shows: the output queue counts what waiting views keep alive, each
- * buffer once, against its high-water mark (output-queue.ts).
+ * PERF NOTES: a short piece that is all a chunk sends goes on as a view,
+ * not a copy: a relay fed one small record per chunk spent 26% of its work
+ * per 168-byte chunk in TypedArray slice (cpu profile, listing-small). The
+ * half-its-buffer rule keeps such a view from holding more than twice its
+ * bytes alive; a long view may keep far more alive, which the output queue
+ * counts against its high-water mark, each buffer once (output-queue.ts).
  */
 class Gatherer {
   private buffer = new Uint8Array(GATHER_SIZE);

@@ -19,13 +19,13 @@
 //       upstream ended, as FIN and RST do over TCP: 1000 when it ended
 //       cleanly at a record boundary, 1011 when it failed, with the fault
 //       as JSON in the reason. But workerd's WebSocket has no bufferedAmount
-//       and no backpressure (workerd issue 988): what a slow client has not
+//       and no backpressure (workerd#988): what a slow client has not
 //       yet taken waits in the Worker's memory.
 //   Streamed HTTP (any other request)
 //       The relayed bytes are the response body, pulled at the client's
 //       pace, so memory stays bounded by the relay's output queue. But
 //       workerd ends a response whose body stream errors with a clean
-//       chunked terminator (workerd issue 6818), so a failure mid-stream
+//       chunked terminator (workerd#6818), so a failure mid-stream
 //       reads as a clean end: the finishes arrive, the failure does not.
 //
 // A connect failure is told the same way to both, before anything is
@@ -274,7 +274,7 @@ export async function relayRequest(request: Request, options: WorkerRelayOptions
     });
     options.waitUntil?.(Promise.all([work, forwarding]));
     // The relay's output ends with an error after a failure; workerd would end the body cleanly all the same
-    // (issue 6818), so the body is closed here and the failure is told in the log alone.
+    // (workerd#6818), so the body is closed here and the failure is told in the log alone.
     const reader = relay.readable.getReader();
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {

@@ -6,7 +6,7 @@
 //
 // entry 'none' builds the frame and stops: the heap every entry starts from.
 // entry 'parse' is JSON.parse of the body alone, what judging a value first costs.
-// entry 'today' is the judge before issue 11: JSON.parse, the SDK's safeParse, its first issue.
+// entry 'today' is the plain judge the compiled one replaces: JSON.parse, the SDK's safeParse, its first issue.
 
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -47,9 +47,9 @@ class Writer {
   }
 }
 
-/** The frames: each fails the endpoint's schema, in a way the issue or a hostile peer would write it. */
+/** The frames: each fails the endpoint's schema, in a way a hostile peer would write it. */
 const SHAPES = {
-  // issue 11: every item of the listing fails
+  // every item of the listing fails
   numbers: [
     'list-resources',
     0,
