@@ -1,7 +1,8 @@
 // What a payload is: a tag, then that variant's JSON (WIRE.md section 1).
 
 import { OK, EMPTY, UNKNOWN_TAG } from './status';
-import { validateText, faultAt } from './json';
+import { faultAt } from './fault';
+import { validateText } from './json';
 
 /** Tag for a result: the method's result JSON follows. */
 export const TAG_RESULT: u8 = 0x00;

@@ -28,7 +28,8 @@
 //
 // Scanning functions return the position after what they read, or 0 for a
 // fault (no position in this memory is 0: data starts above it), with the
-// status and the faulting position left in `faultStatus` and `faultAt`.
+// status and the faulting position left in `faultStatus` and `faultAt`
+// (./fault, below this file, so that stage 2 and the number scanner can fail too).
 
 import {
   OK,
@@ -43,7 +44,8 @@ import {
   DEPTH,
   TRAILING,
 } from './status';
-import { isFiniteLiteral } from './number';
+import { fail, faultAt, faultStatus } from './fault';
+import { scanNumber } from './number';
 import { utf8Length } from './utf8';
 import { plainText } from './stage1';
 import { textValid, STAGED_MIN } from './text-simd';
@@ -58,16 +60,6 @@ const ARRAY: u8 = 2;
 /** The container stack: one byte per level, OBJECT or ARRAY. */
 const stack: usize = memory.data(MAX_DEPTH + 1);
 
-/** The status of the last fault. */
-export let faultStatus: i32 = OK;
-/** Where the last fault is, as a position in memory. */
-export let faultAt: usize = 0;
-
-@inline function fail(status: i32, at: usize): usize {
-  faultStatus = status;
-  faultAt = at;
-  return 0;
-}
 
 /** As fail, for validateText, which answers with the status itself. */
 @inline function refuse(status: i32, at: usize): i32 {
@@ -202,36 +194,6 @@ function scanEscape(p: usize, end: usize): usize {
     if (low >= 0xdc00 && low <= 0xdfff) return j + 6;
   }
   return fail(LONE_SURROGATE, p);
-}
-
-/** The number that starts at p ('-' or a digit). */
-export function scanNumber(p: usize, end: usize): usize {
-  const start = p;
-  if (load<u8>(p) == 0x2d) {
-    p++;
-    if (p >= end) return fail(JSON_END, end);
-    if (!isDigit(load<u8>(p))) return fail(JSON_SYNTAX, p);
-  }
-  if (load<u8>(p) == 0x30) p++;
-  else while (p < end && isDigit(load<u8>(p))) p++;
-  let plain = true;
-  if (p < end && load<u8>(p) == 0x2e) {
-    p++;
-    if (p >= end) return fail(JSON_END, end);
-    if (!isDigit(load<u8>(p))) return fail(JSON_SYNTAX, p);
-    while (p < end && isDigit(load<u8>(p))) p++;
-  }
-  if (p < end && (<u32>load<u8>(p) | 0x20) == 0x65) {
-    plain = false;
-    p++;
-    if (p < end && (load<u8>(p) == 0x2b || load<u8>(p) == 0x2d)) p++;
-    if (p >= end) return fail(JSON_END, end);
-    if (!isDigit(load<u8>(p))) return fail(JSON_SYNTAX, p);
-    while (p < end && isDigit(load<u8>(p))) p++;
-  }
-  // Only an exponent or 309 digits can reach 1.8e308 (T has 309): the rest is finite.
-  if ((!plain || p - start >= 309) && !isFiniteLiteral(start, p)) return fail(NUMBER_RANGE, start);
-  return p;
 }
 
 /** The literal `word` (4 or 5 ASCII bytes, first byte at the lowest address) at p. */

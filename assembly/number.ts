@@ -1,10 +1,13 @@
-// Whether a JSON number literal is finite as an IEEE double (rule 4.1).
+// A JSON number: read by its grammar, and judged finite as an IEEE double (rule 4.1).
 //
 // The same decision as src/contract/finite.ts, which explains it: a literal
 // is refused exactly when |x| >= T = 2^1024 - 2^970, the halfway point above
 // the largest double, where round-to-nearest-even goes to Infinity. Decided
 // on the decimal digits alone: x = 0.d1d2... * 10^E with d1 != 0; E < 309 is
 // finite, E > 309 is not, and E = 309 compares digits with T's.
+
+import { JSON_END, JSON_SYNTAX, NUMBER_RANGE } from './status';
+import { fail } from './fault';
 
 /** T's 309 decimal digits, as ASCII: (2n ** 1024n - 2n ** 970n).toString(). */
 const T: usize = memory.data<u8>([
@@ -91,4 +94,42 @@ export function isFiniteLiteral(start: usize, end: usize): bool {
   // Our digits ran out while equal so far: below T if T still has a non-zero digit.
   for (; k < T_LENGTH; k++) if (<u32>load<u8>(T + <usize>k) != ZERO) return true;
   return false;
+}
+
+@inline function isDigit(c: u32): bool {
+  return c - 0x30 < 10;
+}
+
+/**
+ * The number that starts at p ('-' or a digit): the position after it, or
+ * 0 with the fault left in ./fault. The exact scanner (./json) and stage 2
+ * (./stage2) both read numbers with it, so the two agree on every one.
+ */
+export function scanNumber(p: usize, end: usize): usize {
+  const start = p;
+  if (load<u8>(p) == 0x2d) {
+    p++;
+    if (p >= end) return fail(JSON_END, end);
+    if (!isDigit(load<u8>(p))) return fail(JSON_SYNTAX, p);
+  }
+  if (load<u8>(p) == 0x30) p++;
+  else while (p < end && isDigit(load<u8>(p))) p++;
+  let plain = true;
+  if (p < end && load<u8>(p) == 0x2e) {
+    p++;
+    if (p >= end) return fail(JSON_END, end);
+    if (!isDigit(load<u8>(p))) return fail(JSON_SYNTAX, p);
+    while (p < end && isDigit(load<u8>(p))) p++;
+  }
+  if (p < end && (<u32>load<u8>(p) | 0x20) == 0x65) {
+    plain = false;
+    p++;
+    if (p < end && (load<u8>(p) == 0x2b || load<u8>(p) == 0x2d)) p++;
+    if (p >= end) return fail(JSON_END, end);
+    if (!isDigit(load<u8>(p))) return fail(JSON_SYNTAX, p);
+    while (p < end && isDigit(load<u8>(p))) p++;
+  }
+  // Only an exponent or 309 digits can reach 1.8e308 (T has 309): the rest is finite.
+  if ((!plain || p - start >= 309) && !isFiniteLiteral(start, p)) return fail(NUMBER_RANGE, start);
+  return p;
 }

@@ -40,7 +40,7 @@
 
 import { utf8Length } from './utf8';
 import { EVEN, mask64, ODD, prefixXor } from './stage1';
-import { copyTail, tail } from './text-simd';
+import { copyTail, tail } from './windows';
 import { utf8Block, utf8Incomplete } from './utf8-blocks';
 
 /** Rule 4.1's nesting limit. */

@@ -15,7 +15,7 @@
 // has stage 1 index the next window of the text. Like stage 1, it only
 // says that something is wrong; the exact scanner says what and where.
 
-import { scanNumber } from './json';
+import { scanNumber } from './number';
 
 /** Rule 4.1's nesting limit, counting the outermost container. */
 const MAX_DEPTH: i32 = 127;
@@ -113,10 +113,7 @@ function scalarValid(p: usize, end: usize): bool {
 }
 
 /** Where the walk finds the next positions, and how far they go. */
-import { index, refill } from './text-simd';
-
-/** A byte 0 that stands for the end of the text: no test of the grammar accepts it. */
-export const SENTINEL: usize = memory.data(16, 16);
+import { index, refill, SENTINEL } from './windows';
 
 // Stage 2 makes one test per structural position, at its own place in the
 // grammar, as the exact scanner does. A position costs an index load and a
