@@ -247,6 +247,25 @@ describe.runIf(linux)('the relay when a worker is killed', () => {
   });
 });
 
+describe.runIf(linux)('the relay when it exits with connections open', () => {
+  it('a second signal resets every open connection of the single process: no client sees a clean end', async () => {
+    const clients = size(20, 100);
+    const port = await upstream((s, k) => s.write(cat(exchange(k, 1), encodeResponse(2, frameOf(k)))));
+    const r = await relay(port, ['--drain-timeout', '600', '--log-level', 'info']);
+    const conns = Array.from({ length: clients }, () => connectClient(r.port));
+    const first = exchange(0, 1).length + encodeResponse(2, frameOf(0)).length;
+    await until(() => conns.every((c) => c.socket.bytesRead >= first));
+    r.child.kill('SIGTERM');
+    await r.line((l) => l.event === 'drain');
+    r.child.kill('SIGTERM');
+    expect(await r.exited).toEqual({ code: 143, signal: null });
+    const got = await Promise.all(conns.map((c) => c.done));
+    // Before, the kernel closed each connection with a FIN as the process exited: channel 2 open, and a clean end.
+    expect(got.map((g) => g.ended)).toEqual(got.map(() => 'ECONNRESET'));
+    for (const g of got) expect(hex(g.bytes)).toBe(hex(cat(exchange(whose(g.bytes), 1), encodeResponse(2, frameOf(whose(g.bytes))))));
+  });
+});
+
 describe.runIf(linux)('the relay holds nothing for a connection nobody uses', () => {
   for (const workers of [1, 2]) {
     const idle = workers === 1 ? 500 : size(100, 500);

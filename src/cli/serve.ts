@@ -68,7 +68,8 @@ function relayServer(config: ServeConfig, log: Log): TcpRelay {
     onOpen: log.keeps('info') ? (connection, remote) => log.line('info', 'open', { connection, remote }) : undefined,
     onClose: log.keeps('info') ? (_connection, _error, summary) => log.line('info', 'close', { ...summary }) : undefined,
   });
-  process.on('exit', () => server.reset());
+  // First among the exit handlers: one before it that threw would keep it from running.
+  process.prependListener('exit', () => server.reset());
   return server;
 }
 
