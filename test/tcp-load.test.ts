@@ -79,9 +79,9 @@ describe.runIf(linux)('the relay under load', () => {
   it('slow readers beside fast ones: every client byte for byte, and backpressure holds upstream back', async () => {
     const slow = size(10, 50);
     const fast = size(40, 200);
-    // 64 answers of 40 KB: more than the kernel buffers hold, so a slow reader makes the relay pause upstream.
+    // 32 answers of 40 KB: more than the kernel buffers hold, so a slow reader makes the relay pause upstream.
     const big = (k: number) => listResources.encode({ kind: 'result', result: { resources: [], _meta: { k, text: 'x'.repeat(40_000) } } });
-    const streamBig = (k: number) => cat(...Array.from({ length: 64 }, (_, ch) => cat(encodeResponse(ch + 1, big(k)), encodeFinish(ch + 1))));
+    const streamBig = (k: number) => cat(...Array.from({ length: 32 }, (_, ch) => cat(encodeResponse(ch + 1, big(k)), encodeFinish(ch + 1))));
     const port = await upstream((s, k) => s.end(streamBig(k)));
     const r = await relay(port, ['--log-level', 'info']);
     const base = await baseline(r, 1);

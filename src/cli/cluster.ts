@@ -17,9 +17,9 @@
 // (the socket is sent with keepOpen) until the worker says the connection
 // has closed. While the primary holds it, a worker's death closes nothing:
 // the kernel sends no FIN. Once the dead worker's channel has closed (its
-// last messages read), the primary resets every connection still held for
-// it: each client sees a reset, never a clean end, and no finishes (a
-// crash cannot send them). node:cluster's own round robin closes the
+// last messages read), and ORPHAN_LINGER_MS after, the primary resets
+// every connection still held for it: each client sees a reset, never a
+// clean end, and no finishes (a crash cannot send them). node:cluster's own round robin closes the
 // primary's copy as soon as a worker takes the connection, which is why
 // the primary accepts here rather than through cluster's shared listen.
 // A worker that ends a connection itself (a FIN, or a reset: SO_LINGER 0
@@ -72,6 +72,14 @@ const STABLE_MS = 10_000;
 const RESCUE_MS = 10_000;
 /** The longest delay a Node timer keeps: a longer one fires after 1 ms. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/**
+ * How long after a worker has gone the primary resets its connections. A
+ * reset that arrives with data the client has not read yet can read as an
+ * end (libuv takes a hang-up after a short read as EOF, WIRE.md section 7),
+ * so the dead worker's last writes get time to be read first, as the
+ * relay's own resets do (RESET_LINGER_MS in src/relay/tcp.ts).
+ */
+const ORPHAN_LINGER_MS = 200;
 /** How long a scrape waits for the workers' answers. */
 const SCRAPE_TIMEOUT_MS = 2_000;
 
@@ -95,7 +103,7 @@ interface Slot {
   restart: NodeJS.Timeout | null;
 }
 
-/** A connection the primary has accepted: its own descriptor of it, and the worker it went to (null while it waits for one). */
+/** A connection the primary has accepted: its own descriptor of it, and the worker it went to (null while it waits for one, and once that worker has gone). */
 interface Held {
   socket: net.Socket;
   worker: Worker | null;
@@ -217,18 +225,29 @@ export async function runPrimary(config: ServeConfig, io: Io): Promise<number> {
     return s;
   };
 
-  /** Resets every connection still held for `worker`, which has gone; returns how many. */
+  /**
+   * Resets every connection still held for `worker`, which has gone, once
+   * ORPHAN_LINGER_MS have passed; returns how many. Until then they are
+   * nobody's: no message of a worker touches them.
+   */
   const orphans = (worker: Worker): number => {
-    let n = 0;
+    const ids: number[] = [];
     for (const [id, h] of held) {
       if (h.worker !== worker) continue;
-      release(id, true);
-      n++;
+      h.worker = null;
+      ids.push(id);
     }
-    orphaned += n;
-    return n;
+    if (ids.length === 0) return 0;
+    orphaned += ids.length;
+    closing++;
+    setTimeout(() => {
+      for (const id of ids) release(id, true);
+      closing--;
+      if (stopping && bySlot.size === 0 && closing === 0) settle(0);
+    }, ORPHAN_LINGER_MS);
+    return ids.length;
   };
-  /** Exits whose worker's channel has not closed yet: the primary waits for them before it settles. */
+  /** Exits whose worker's channel has not closed yet, and orphans not yet reset: the primary waits for them before it settles. */
   let closing = 0;
   cluster.on('exit', (worker, code, signal) => {
     const slot = bySlot.get(worker);
