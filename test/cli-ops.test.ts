@@ -218,7 +218,13 @@ describe('relay --listen: stopping', () => {
     const socket = net.connect(relay.port, '127.0.0.1');
     const chunks: Buffer[] = [];
     socket.on('data', (c) => chunks.push(c));
-    socket.on('error', () => {});
+    let ended = '';
+    socket.on('end', () => {
+      ended ||= 'end';
+    });
+    socket.on('error', (e: NodeJS.ErrnoException) => {
+      ended ||= e.code ?? '';
+    });
     const closed = new Promise((resolve) => socket.on('close', resolve));
     await until(() => Buffer.concat(chunks).length === 9 + frame.length);
     relay.child.kill('SIGTERM');
@@ -226,9 +232,10 @@ describe('relay --listen: stopping', () => {
     relay.child.kill('SIGTERM');
     // 128 + 15: the status a shell gives a process SIGTERM killed. The drain had ten minutes left.
     expect(await relay.exited).toEqual({ code: 143, signal: null });
-    // The workers were killed: the kernel closed the connection, with no finish sent.
+    // The workers were killed, with no finish sent; the primary reset the connection first, so it is no clean end.
     await closed;
     expect(hex(Buffer.concat(chunks))).toBe(hex(encodeResponse(1, frame)));
+    expect(ended).toBe('ECONNRESET');
   }, 30_000);
 });
 
@@ -238,10 +245,16 @@ describe.runIf(linux)('relay --listen: drains that went wrong (found by a hostil
     const socket = net.connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
     socket.on('data', (c) => chunks.push(c));
-    socket.on('error', () => {});
+    let ended = '';
+    socket.on('end', () => {
+      ended ||= 'end';
+    });
+    socket.on('error', (e: NodeJS.ErrnoException) => {
+      ended ||= e.code ?? '';
+    });
     const closed = new Promise((resolve) => socket.on('close', resolve));
     await until(() => Buffer.concat(chunks).length === 9 + frame.length);
-    return { socket, closed, bytes: () => Buffer.concat(chunks) };
+    return { socket, closed, bytes: () => Buffer.concat(chunks), ended: () => ended };
   }
 
   it("a drain timeout past a timer's range still drains: the workers are not killed at its start", async () => {
@@ -269,9 +282,16 @@ describe.runIf(linux)('relay --listen: drains that went wrong (found by a hostil
     for (const pid of children) process.kill(pid, 'SIGKILL');
     expect(await relay.line((l) => l.event === 'worker-exit')).toMatchObject({ level: 'error', signal: 'SIGKILL', draining: true });
     expect(await relay.exited).toEqual({ code: 0, signal: null });
-    // The worker that held the connection died: the kernel closed it, and the finish never came.
+    // The worker that held the connection died, and the finish never came; the primary reset the connection.
     await c.closed;
     expect(hex(c.bytes())).toBe(hex(encodeResponse(1, frame)));
+    expect(c.ended()).toBe('ECONNRESET');
+    expect(
+      relay
+        .lines()
+        .filter((l) => l.event === 'worker-exit')
+        .reduce((n, l) => n + Number(l.reset), 0),
+    ).toBe(1);
   }, 30_000);
 
   it('a single process whose stderr nobody reads still exits after its drain', async () => {
@@ -410,6 +430,20 @@ describe('relay: the operating flags', () => {
       [['--workers', '2'], '--workers goes with --listen and --upstream'],
       [['--metrics', '127.0.0.1:9'], '--metrics goes with --listen and --upstream'],
       [['--drain-timeout', '1'], '--drain-timeout goes with --listen and --upstream'],
+      [['--client-idle-timeout', '1'], '--client-idle-timeout goes with --listen and --upstream'],
+      [['--max-connections', '5'], '--max-connections goes with --listen and --upstream'],
+      [
+        ['--listen', '127.0.0.1:0', '--upstream', '127.0.0.1:1', '--max-connections', 'many'],
+        "--max-connections must be a whole number from 0 to 1000000, not 'many'",
+      ],
+      [
+        ['--listen', '127.0.0.1:0', '--upstream', '127.0.0.1:1', '--max-connections', '1000001'],
+        '--max-connections must be a whole number from 0 to 1000000',
+      ],
+      [
+        ['--listen', '127.0.0.1:0', '--upstream', '127.0.0.1:1', '--client-idle-timeout', 'never'],
+        '--client-idle-timeout must be a number of seconds',
+      ],
     ] as const) {
       const r = spawnSync(process.execPath, [bin, 'relay', ...args], { input: '', encoding: 'utf8' });
       expect(r.status, args.join(' ')).toBe(2);

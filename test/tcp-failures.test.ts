@@ -118,6 +118,28 @@ describe('the TCP relay when upstream fails', () => {
     expect(relay.faults).toEqual([]);
   });
 
+  it('an upstream that stalls inside a record times out, with no channel open: the whole exchanges, the fault, then a reset', async () => {
+    // Five whole exchanges, then channel 6's header and half its payload, then nothing. Before, the idle
+    // timer looked only at open channels, and a response still arriving opens none: the client waited forever.
+    const whole = Buffer.concat(Array.from({ length: 5 }, (_, k) => Buffer.concat([encodeResponse(k + 1, frame), encodeFinish(k + 1)])));
+    const six = encodeResponse(6, frame);
+    const port = await upstreamServer((s) => s.write(Buffer.concat([whole, six.subarray(0, 9 + (six.length - 9) / 2)])));
+    const relay = await relayTo(port, { idleTimeout: 200 });
+    const got = await client(relay.port);
+    expect(got.ended).toBe('ECONNRESET');
+    expect(hex(got.bytes)).toBe(hex(whole));
+    expect(relay.faults).toEqual([{ reason: 'upstream-timeout', phase: 'idle', afterMs: 200 }]);
+  });
+
+  it('an upstream that stalls inside a record header times out too', async () => {
+    const port = await upstreamServer((s) => s.write(Buffer.concat([encodeResponse(1, frame), encodeFinish(1), encodeFinish(2).subarray(0, 4)])));
+    const relay = await relayTo(port, { idleTimeout: 200 });
+    const got = await client(relay.port);
+    expect(got.ended).toBe('ECONNRESET');
+    expect(hex(got.bytes)).toBe(hex(Buffer.concat([encodeResponse(1, frame), encodeFinish(1)])));
+    expect(relay.faults).toEqual([{ reason: 'upstream-timeout', phase: 'idle', afterMs: 200 }]);
+  });
+
   it('an upstream that never accepts times out on connect, and the client is reset', async () => {
     // A socket that is never connected stands for a host that drops the SYN.
     const relay = await relayTo(1, { connectTimeout: 150, dial: () => new net.Socket() });
@@ -143,6 +165,24 @@ describe('the TCP relay when upstream fails', () => {
     expect(hex(got.bytes)).toBe(hex(Buffer.concat([encodeResponse(1, frame), encodeFinish(1)])));
   });
 
+  it("a client's half-close reaches upstream as a FIN, and upstream's answer after it still reaches the client", async () => {
+    let upstreamSawEnd = false;
+    const port = await upstreamServer((s) => {
+      s.on('data', () => {});
+      s.on('end', () => {
+        upstreamSawEnd = true;
+        s.end(Buffer.concat([encodeResponse(1, frame), encodeFinish(1)]));
+      });
+    });
+    const relay = await relayTo(port);
+    const c = connectClient(relay.port);
+    c.socket.end();
+    const got = await c.done;
+    expect(upstreamSawEnd).toBe(true);
+    expect(got.ended).toBe('end');
+    expect(hex(got.bytes)).toBe(hex(Buffer.concat([encodeResponse(1, frame), encodeFinish(1)])));
+  });
+
   it('names the cause of each system error code', () => {
     const cause = (code: string) => upstreamError(Object.assign(new Error(code), { code }));
     expect(cause('ECONNREFUSED')).toMatchObject({ cause: 'refused', code: 'ECONNREFUSED' });
@@ -154,11 +194,135 @@ describe('the TCP relay when upstream fails', () => {
     expect(upstreamError('no code')).toEqual({ reason: 'upstream-error', cause: 'error', message: 'no code' });
   });
 
-  it('refuses timeouts that are not milliseconds', () => {
+  it('refuses timeouts that are not milliseconds, and a connection bound that is not a whole number', () => {
     expect(() => createTcpRelay({ upstream: { host: 'h', port: 1 }, idleTimeout: -1 })).toThrow(RangeError);
     expect(() => createTcpRelay({ upstream: { host: 'h', port: 1 }, connectTimeout: Number.NaN })).toThrow(RangeError);
+    expect(() => createTcpRelay({ upstream: { host: 'h', port: 1 }, clientIdleTimeout: 2 ** 31 })).toThrow(RangeError);
+    expect(() => createTcpRelay({ upstream: { host: 'h', port: 1 }, maxConnections: 1.5 })).toThrow(RangeError);
+    expect(() => createTcpRelay({ upstream: { host: 'h', port: 1 }, maxConnections: -1 })).toThrow(RangeError);
   });
 });
+
+describe('the TCP relay when a connection goes nowhere', () => {
+  /** A relay whose connections are reported as they close. */
+  async function relayWithCloses(upstreamPort: number, options: Partial<TcpRelayOptions>) {
+    const faults: ConnectionFault[] = [];
+    const ends: string[] = [];
+    const server = createTcpRelay({
+      upstream: { host: '127.0.0.1', port: upstreamPort },
+      onFault: (f) => faults.push(f),
+      onClose: (_id, _error, summary) => ends.push(summary.end),
+      ...options,
+    });
+    return { server, port: await listen(server), faults, ends };
+  }
+
+  it('no byte either way with nothing in flight: the client idle timeout resets it, and says so', async () => {
+    const port = await upstreamServer(() => {});
+    const relay = await relayWithCloses(port, { clientIdleTimeout: 200 });
+    const got = await client(relay.port);
+    expect([got.bytes.length, got.ended]).toEqual([0, 'ECONNRESET']);
+    expect(relay.faults).toEqual([{ reason: 'client-idle-timeout', afterMs: 200 }]);
+    await until(() => relay.ends.length === 1);
+    expect(relay.ends).toEqual(['idle']);
+    expect(relay.server.stats.faultsByReason).toEqual({ 'client-idle-timeout': 1 });
+  });
+
+  it('a half-closed client whose upstream keeps its half open and silent is reset by the client idle timeout', async () => {
+    let upstreamSawEnd = false;
+    let upstreamSocket: net.Socket | undefined;
+    const port = await listen(
+      net.createServer({ allowHalfOpen: true }, (s) => {
+        upstreamSocket = s;
+        s.on('end', () => {
+          upstreamSawEnd = true;
+        });
+      }),
+    );
+    const relay = await relayWithCloses(port, { clientIdleTimeout: 200 });
+    const c = connectClient(relay.port);
+    c.socket.end();
+    const got = await c.done;
+    expect([got.bytes.length, got.ended, upstreamSawEnd]).toEqual([0, 'ECONNRESET', true]);
+    expect(relay.faults).toEqual([{ reason: 'client-idle-timeout', afterMs: 200 }]);
+    await until(() => relay.server.stats.connectionsOpen === 0);
+    upstreamSocket?.destroy();
+  });
+
+  it('a client that takes nothing of what waits for it is reset by the client idle timeout, after the finishes', async () => {
+    const big = listResources.encode({ kind: 'result', result: { resources: [], _meta: { text: 'a'.repeat(60_000) } } });
+    const flood = Buffer.concat([
+      encodeResponse(99, frame),
+      ...Array.from({ length: 300 }, () => Buffer.concat([encodeResponse(1, big), encodeFinish(1)])),
+    ]);
+    const port = await upstreamServer((s) => {
+      s.on('error', () => {});
+      s.write(flood);
+    });
+    const relay = await relayWithCloses(port, { clientIdleTimeout: 300 });
+    const c = connectClient(relay.port);
+    c.socket.pause();
+    await until(() => relay.faults.length > 0);
+    c.socket.resume();
+    const got = await c.done;
+    expect(relay.faults[0]).toEqual({ reason: 'client-idle-timeout', afterMs: 300 });
+    expect(relay.faults).toContainEqual({ reason: 'incomplete', channel: 99, offset: 0 });
+    expect(got.bytes.length).toBeLessThan(flood.length);
+    await until(() => relay.ends.length === 1);
+    expect(relay.ends).toEqual(['idle']);
+  });
+
+  it('a client given its FIN that never closes its own side is closed after the client idle timeout', async () => {
+    const port = await upstreamServer((s) => s.end(Buffer.concat([encodeResponse(1, frame), encodeFinish(1)])));
+    const relay = await relayWithCloses(port, { clientIdleTimeout: 200 });
+    const socket = net.connect({ port: relay.port, host: '127.0.0.1', allowHalfOpen: true });
+    let ended = false;
+    socket.on('end', () => {
+      ended = true;
+    });
+    socket.on('data', () => {});
+    await until(() => relay.ends.length === 1);
+    expect([ended, relay.ends, relay.faults, relay.server.stats.connectionsOpen]).toEqual([true, ['ended'], [], 0]);
+    socket.destroy();
+  });
+
+  it('past maxConnections a new client is reset as it comes, before anything is dialed, and counted', async () => {
+    let dialed = 0;
+    const port = await upstreamServer((s) => {
+      dialed++;
+      s.write(encodeResponse(1, frame));
+    });
+    const relay = await relayWithCloses(port, { maxConnections: 2 });
+    const held = [connectClient(relay.port), connectClient(relay.port)];
+    await until(() => held.every((h) => h.socket.bytesRead > 0));
+    const refused = await Promise.all([client(relay.port), client(relay.port), client(relay.port)]);
+    expect(refused.map((g) => `${g.bytes.length} ${g.ended}`)).toEqual(['0 ECONNRESET', '0 ECONNRESET', '0 ECONNRESET']);
+    expect([dialed, relay.server.stats.connectionsRefused, relay.server.stats.connectionsTotal, relay.server.stats.connectionsOpen]).toEqual([
+      2, 3, 2, 2,
+    ]);
+    for (const h of held) h.socket.resetAndDestroy();
+    await until(() => relay.server.stats.connectionsOpen === 0);
+    // With those gone, the next client is served.
+    const again = connectClient(relay.port);
+    await until(() => again.socket.bytesRead > 0);
+    again.socket.resetAndDestroy();
+    expect([dialed, relay.server.stats.connectionsRefused]).toEqual([3, 3]);
+  });
+
+  it('reset() resets every open connection at once, with no finishes', async () => {
+    const port = await upstreamServer((s) => s.write(encodeResponse(1, frame)));
+    const relay = await relayWithCloses(port, {});
+    const c = connectClient(relay.port);
+    await until(() => c.socket.bytesRead === 9 + frame.length);
+    expect(relay.server.reset()).toBe(1);
+    const got = await c.done;
+    expect([hex(got.bytes), got.ended]).toEqual([hex(encodeResponse(1, frame)), 'ECONNRESET']);
+  });
+});
+
+async function until(what: () => boolean): Promise<void> {
+  while (!what()) await new Promise((resolve) => setTimeout(resolve, 10));
+}
 
 describe('the TCP relay when the client is slow, or its own callback fails', () => {
   // 300 answers of 60 KB behind one channel left open: far more than the kernel buffers hold, so a client

@@ -41,6 +41,7 @@ export const FAULT_REASONS: readonly ConnectionFault['reason'][] = [
   'upstream-error',
   'upstream-timeout',
   'drain-timeout',
+  'client-idle-timeout',
 ];
 export const UPSTREAM_FAILURES: readonly UpstreamFailure[] = [
   'refused',
@@ -144,7 +145,8 @@ function histogram(registry: Registry, stats: () => Readonly<TcpRelayStats>): vo
 export function relayRegistry(stats: () => Readonly<TcpRelayStats>): Registry {
   const registry = new Registry();
   gauge(registry, 'connections_open', 'Client connections open now', () => stats().connectionsOpen);
-  counter(registry, 'connections_total', 'Client connections accepted', () => stats().connectionsTotal);
+  counter(registry, 'connections_total', 'Client connections relayed', () => stats().connectionsTotal);
+  counter(registry, 'connections_refused_total', 'Clients reset as they came, past --max-connections', () => stats().connectionsRefused);
   counter(registry, 'bytes_in_total', 'Record bytes read from upstream', () => stats().bytesIn);
   counter(registry, 'bytes_out_total', 'Record bytes sent to clients', () => stats().bytesOut);
   labelledCounter(registry, 'records_in_total', 'Records read from upstream, by kind', 'kind', ['response', 'finish'], () => ({
@@ -174,11 +176,26 @@ export function relayRegistry(stats: () => Readonly<TcpRelayStats>): Registry {
   return registry;
 }
 
-/** The cluster primary's own metrics: live workers, and restarts. */
-export function primaryRegistry(workers: () => number, restarts: () => number): Registry {
+/** The cluster primary's own counts, each read at scrape. */
+export interface PrimaryCounts {
+  /** Worker processes running now. */
+  workers: () => number;
+  /** Workers restarted after they died. */
+  restarts: () => number;
+  /** Clients reset as they came, past --max-connections (the primary counts them: it accepts). */
+  refused: () => number;
+  /** Connections the primary reset because their worker died with them open. */
+  orphaned: () => number;
+}
+
+/** The cluster primary's own metrics: live workers, restarts, refused clients, and connections reset for a worker that died. */
+export function primaryRegistry(counts: PrimaryCounts): Registry {
   const registry = new Registry();
-  gauge(registry, 'workers', 'Worker processes running now', workers);
-  counter(registry, 'worker_restarts_total', 'Workers restarted after they died', restarts);
+  gauge(registry, 'workers', 'Worker processes running now', counts.workers);
+  counter(registry, 'worker_restarts_total', 'Workers restarted after they died', counts.restarts);
+  // The same name as each worker's (always 0 there: the primary refuses first), so the sum is the relay's.
+  counter(registry, 'connections_refused_total', 'Clients reset as they came, past --max-connections', counts.refused);
+  counter(registry, 'worker_connections_reset_total', 'Connections reset by the primary because their worker died with them open', counts.orphaned);
   return registry;
 }
 

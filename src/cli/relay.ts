@@ -40,14 +40,19 @@ const RELAY_FLAGS = {
   'max-held-bytes': { type: 'string' },
   'connect-timeout': { type: 'string' },
   'idle-timeout': { type: 'string' },
+  'client-idle-timeout': { type: 'string' },
   'drain-timeout': { type: 'string' },
+  'max-connections': { type: 'string' },
   workers: { type: 'string' },
   metrics: { type: 'string' },
   'log-level': { type: 'string' },
 } as const;
 
 /** The flags that only mean something with --listen. */
-const TCP_FLAGS = ['connect-timeout', 'idle-timeout', 'drain-timeout', 'workers', 'metrics'] as const;
+const TCP_FLAGS = ['connect-timeout', 'idle-timeout', 'client-idle-timeout', 'drain-timeout', 'max-connections', 'workers', 'metrics'] as const;
+
+/** Most --max-connections takes: past it, two descriptors each outrun any system's limit. */
+const MAX_CONNECTIONS_LIMIT = 1_000_000;
 
 /** Most workers --workers takes: far past any core count, short of a fork bomb. */
 const MAX_WORKERS = 1024;
@@ -124,7 +129,13 @@ export async function relayCommand(args: readonly string[], io: Io): Promise<num
     const config: ServeConfig = {
       listen: endpointOf(listen, 'listen'),
       upstream: upstreamAt,
-      relay: { ...options, connectTimeout: secondsFlag(flags, 'connect-timeout'), idleTimeout: secondsFlag(flags, 'idle-timeout') },
+      relay: {
+        ...options,
+        connectTimeout: secondsFlag(flags, 'connect-timeout'),
+        idleTimeout: secondsFlag(flags, 'idle-timeout'),
+        clientIdleTimeout: secondsFlag(flags, 'client-idle-timeout'),
+        maxConnections: limitFlag('relay', flags, 'max-connections', 0, MAX_CONNECTIONS_LIMIT),
+      },
       drainTimeoutMs: secondsFlag(flags, 'drain-timeout') ?? DEFAULT_DRAIN_TIMEOUT_MS,
       metrics: typeof metrics === 'string' ? endpointOf(metrics, 'metrics') : undefined,
       logLevel,

@@ -9,16 +9,27 @@
 // exits at once, with 128 + the signal's number, as a shell reports a
 // process the signal killed.
 //
+// # Exiting never ends a connection cleanly
+//
+// However the process exits (a second signal, an uncaught exception), its
+// 'exit' handler first resets every connection still open: the kernel
+// would close each with a FIN, and a FIN at a record boundary reads as a
+// complete answer. A SIGKILL or an out-of-memory kill runs no handler;
+// what a client can tell then is in WIRE.md section 7.
+//
 // # As a worker
 //
 // Under --workers the primary (src/cli/cluster.ts) runs this same command
-// line in each worker. A worker listens on the shared port through
-// node:cluster, tells the primary when it listens (or why it cannot),
-// drains when the primary asks or when it is signalled itself (Ctrl-C
-// signals the whole process group), and answers the primary's requests for
-// its metrics. Its log lines carry its number.
+// line in each worker. A worker does not listen: the primary accepts and
+// sends it each connection, keeping its own descriptor of it, and the
+// worker says when each has closed, so that the primary can let go of it
+// (or reset it, should the worker die first). A worker tells the primary
+// when it is ready, drains when the primary asks or when it is signalled
+// itself (Ctrl-C signals the whole process group), and answers the
+// primary's requests for its metrics. Its log lines carry its number.
 
 import cluster from 'node:cluster';
+import net from 'node:net';
 import os from 'node:os';
 import { createTcpRelay, type Endpoint, type TcpRelay, type TcpRelayOptions } from '../relay/tcp.js';
 import { UsageError } from './args.js';
@@ -40,24 +51,28 @@ export interface ServeConfig {
   judges: 'compiled' | 'sdk' | 'none';
 }
 
-/** Messages between the primary and its workers. */
-export type ToWorker = { type: 'mcp-frames:drain' } | { type: 'mcp-frames:metrics'; id: number };
+/** Messages between the primary and its workers. A connection's message carries its socket. */
+export type ToWorker = { type: 'mcp-frames:drain' } | { type: 'mcp-frames:metrics'; id: number } | { type: 'mcp-frames:connection'; id: number };
 export type FromWorker =
-  | { type: 'mcp-frames:listening'; port: number }
-  | { type: 'mcp-frames:listen-failed'; message: string }
+  | { type: 'mcp-frames:ready' }
+  | { type: 'mcp-frames:closed'; id: number }
+  | { type: 'mcp-frames:drained' }
   | { type: 'mcp-frames:metrics'; id: number; metrics: unknown[] };
 
 export const hostPort = (e: Endpoint): string => (e.host.includes(':') ? `[${e.host}]:${e.port}` : `${e.host}:${e.port}`);
 
-/** The relay server, its events written to `log`. */
+/** The relay server, its events written to `log`; every connection still open is reset when the process exits. */
 function relayServer(config: ServeConfig, log: Log): TcpRelay {
-  return createTcpRelay({
+  const server = createTcpRelay({
     ...config.relay,
     upstream: config.upstream,
     onFault: (fault, connection) => log.fault(fault, connection),
     onOpen: log.keeps('info') ? (connection, remote) => log.line('info', 'open', { connection, remote }) : undefined,
     onClose: log.keeps('info') ? (_connection, _error, summary) => log.line('info', 'close', { ...summary }) : undefined,
   });
+  // First among the exit handlers: one before it that threw would keep it from running.
+  process.prependListener('exit', () => server.reset());
+  return server;
 }
 
 async function listenOn(server: TcpRelay, at: Endpoint): Promise<number> {
@@ -131,11 +146,12 @@ export async function serveTcp(config: ServeConfig, io: Io): Promise<number> {
   return 0;
 }
 
-/** Runs one worker of a cluster: listens on the shared port, drains when told, exits 0 once drained. */
+/** Runs one worker of a cluster: relays the connections the primary sends, drains when told, exits 0 once drained. */
 export async function serveWorker(config: ServeConfig, io: Io): Promise<number> {
   const worker = cluster.worker!;
   const log = new Log(io.log, config.logLevel, { worker: worker.id });
-  const server = relayServer(config, log);
+  // The primary counts connections against --max-connections: it accepts them.
+  const server = relayServer({ ...config, relay: { ...config.relay, maxConnections: 0 } }, log);
   const send = (message: FromWorker) => process.send?.(message);
 
   let registry: import('./metrics.js').Registry | undefined;
@@ -151,31 +167,43 @@ export async function serveWorker(config: ServeConfig, io: Io): Promise<number> 
     log.line('info', 'drain', { signal: why, timeoutMs: config.drainTimeoutMs, connections: server.stats.connectionsOpen });
     const drained = await server.drain(config.drainTimeoutMs);
     log.line('info', 'drained', { ...drained });
+    // Every connection's closed message has left before the worker exits: one lost would have the
+    // primary reset a connection that had ended properly.
+    await new Promise<void>((resolve) => {
+      if (!process.send?.({ type: 'mcp-frames:drained' } satisfies FromWorker, undefined, {}, () => resolve())) resolve();
+    });
     // The IPC channel would keep a worker alive, so it exits; first its log
     // lines go out (a pipe that is backed up holds them in this process, and
     // exit would drop them), for at most two seconds.
     await io.settle(2000);
     process.exit(0);
   };
-  process.on('message', (message: ToWorker) => {
-    if (message?.type === 'mcp-frames:drain') drain('primary');
+  /** A connection the primary accepted: relayed as if this process had accepted it, and the primary told when it closes. */
+  const adopt = (id: number, socket: unknown) => {
+    if (!(socket instanceof net.Socket)) {
+      send({ type: 'mcp-frames:closed', id });
+      return;
+    }
+    socket.once('close', () => send({ type: 'mcp-frames:closed', id }));
+    if (draining) {
+      socket.on('error', () => {});
+      socket.resetAndDestroy();
+      return;
+    }
+    // As the relay's own server accepts: a client that has sent its last request still gets every answer.
+    socket.allowHalfOpen = true;
+    server.emit('connection', socket);
+  };
+  process.on('message', (message: ToWorker, handle: unknown) => {
+    if (message?.type === 'mcp-frames:connection') adopt(message.id, handle);
+    else if (message?.type === 'mcp-frames:drain') drain('primary');
     else if (message?.type === 'mcp-frames:metrics') {
       const id = message.id;
       (registry ? registry.getMetricsAsJSON() : Promise.resolve([])).then((metrics) => send({ type: 'mcp-frames:metrics', id, metrics }));
     }
   });
   onSignals((signal) => drain(signal));
-
-  try {
-    const port = await listenOn(server, config.listen);
-    send({ type: 'mcp-frames:listening', port });
-  } catch (err) {
-    // Exit once the message is sent: exiting at once can lose it, and the
-    // primary then sees a worker die instead of a port it cannot have.
-    const failed: FromWorker = { type: 'mcp-frames:listen-failed', message: `relay: cannot listen on ${hostPort(config.listen)}: ${fsReason(err)}` };
-    if (process.send) process.send(failed, undefined, undefined, () => process.exit(2));
-    else process.exit(2);
-  }
+  send({ type: 'mcp-frames:ready' });
   await new Promise<never>(() => {});
   return 0;
 }

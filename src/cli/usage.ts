@@ -6,7 +6,13 @@
 import { readFileSync } from 'node:fs';
 import { BACKEND_CHOICES } from '../backend/builds.js';
 import { DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_HELD_BYTES, DEFAULT_MAX_OPEN_CHANNELS } from '../records/limits.js';
-import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS } from '../relay/tcp.js';
+import {
+  DEFAULT_CLIENT_IDLE_TIMEOUT_MS,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_DRAIN_TIMEOUT_MS,
+  DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_MAX_CONNECTIONS,
+} from '../relay/tcp.js';
 import { U32_MAX } from '../records/record.js';
 import { DEFAULT_VECTORS_DIR } from './vectors-dir.js';
 import { size } from './output.js';
@@ -47,6 +53,7 @@ Usage:
                    [--max-held-bytes N] [IN [OUT]]
   mcp-frames relay --listen HOST:PORT --upstream HOST:PORT [same flags]
                    [--connect-timeout S] [--idle-timeout S] [--drain-timeout S]
+                   [--client-idle-timeout S] [--max-connections N]
                    [--workers N|auto] [--metrics HOST:PORT]
                    [--log-level error|warn|info]
       Forwards every valid record byte for byte, from IN (or stdin) to OUT
@@ -60,9 +67,13 @@ Usage:
       or SIGINT; then it drains: it stops accepting, lets open connections
       end for up to --drain-timeout, gives each one still open a finish for
       each open channel and a reset, and exits 0. A second signal exits at
-      once (128 + the signal's number). With --workers, node:cluster runs
-      that many worker processes on the one port, and restarts one that
-      dies. --metrics serves GET /metrics in the Prometheus text format.
+      once (128 + the signal's number), resetting every open connection.
+      With --workers, node:cluster runs that many worker processes; the
+      primary accepts, hands each connection to a worker, and resets the
+      connections of a worker that dies (a client never sees a clean end
+      of a cut stream), then restarts it. Past --max-connections open, a
+      new client is reset as it comes. --metrics serves GET /metrics in
+      the Prometheus text format.
       Log lines are JSON with time, level and event; faults are warn (one
       exchange) or error (the connection failed); connections opening and
       closing are info. When upstream fails (refused, unreachable, unknown
@@ -73,6 +84,10 @@ Usage:
          "unreachable"|"dns"|"timeout"|"error","code":...,"message":...}
         {"connection":n,"reason":"upstream-timeout","phase":"connect"|"idle",
          "afterMs":n}
+      A connection that goes nowhere for --client-idle-timeout (nothing in
+      flight and no byte either way, or a client that takes nothing) is
+      reset, and a line says so:
+        {"connection":n,"reason":"client-idle-timeout","afterMs":n}
 
   mcp-frames conformance [--backend B] [DIR]
       Answers the vectors in DIR/frames.json and DIR/streams.json, one line
@@ -106,7 +121,14 @@ ${wrap(BACKEND_CHOICES.join(', '), 26)}
   --connect-timeout S     relay --listen: seconds upstream may take to accept a
                           connection; default ${DEFAULT_CONNECT_TIMEOUT_MS / 1000}, 0 for the system's own
   --idle-timeout S        relay --listen: seconds upstream may stay silent while
-                          a channel is open; default ${DEFAULT_IDLE_TIMEOUT_MS / 1000}, 0 for never
+                          a channel is open or a record is partly received;
+                          default ${DEFAULT_IDLE_TIMEOUT_MS / 1000}, 0 for never
+  --client-idle-timeout S relay --listen: seconds a connection may go nowhere:
+                          nothing in flight and no byte either way, or a
+                          client that takes nothing; default ${DEFAULT_CLIENT_IDLE_TIMEOUT_MS / 1000}, 0 for never
+  --max-connections N     relay --listen: most connections open at once; past
+                          it a new client is reset as it comes; default
+                          ${DEFAULT_MAX_CONNECTIONS}, 0 for no limit
   --drain-timeout S       relay --listen: seconds open connections get to end
                           after SIGTERM or SIGINT; default ${DEFAULT_DRAIN_TIMEOUT_MS / 1000}
   --workers N|auto        relay --listen: worker processes sharing the port;

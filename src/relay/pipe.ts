@@ -56,6 +56,8 @@ export interface PipedRelay {
   readonly done: Promise<PipeEnd>;
   /** Live counters, as createRelay's. */
   readonly stats: Readonly<RelayStats>;
+  /** Whether the input has stopped inside a record: part of it read, the rest not yet. */
+  readonly inRecord: boolean;
   /** Stops reading, finishes the open channels downstream (each reported incomplete), and settles `done` as aborted. */
   abort(reason: unknown): void;
 }
@@ -178,6 +180,9 @@ export function pipeRelay(input: Readable, output: Writable, options: RelayOptio
   return {
     done,
     stats: state.stats,
+    get inRecord() {
+      return state.inRecord;
+    },
     abort(reason) {
       if (finished) return;
       if (batch(() => state.abort()) !== false) finish({ end: 'aborted', reason });

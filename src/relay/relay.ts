@@ -422,6 +422,11 @@ export class RelayState implements RecordSink {
     return fault;
   }
 
+  /** Whether part of a record has been read and the rest has not: the stream is inside a record. */
+  get inRecord(): boolean {
+    return !this.done && this.lastEnd < this.chunkBase;
+  }
+
   /** Upstream ended. Returns the record error when it ended inside a record. */
   end(): RecordFault | null {
     if (this.done) return this.stopped;

@@ -28,15 +28,30 @@
 // kept such a connection, and a drain, open for as long as the client
 // would not read.)
 //
-// # Two timeouts
+// # Every wait is timed
 //
 // connectTimeout bounds how long upstream may take to accept the
 // connection. idleTimeout bounds how long upstream may stay silent while a
-// channel is open, so a client waiting for an answer is never held forever;
-// with no channel open, nothing is waiting, and silence is not timed. Nor
-// is it while the relay itself has stopped reading upstream because the
+// channel is open or a record is partly received, so a client waiting for
+// an answer, or for the rest of one, is never held forever. It does not
+// run while the relay itself has stopped reading upstream because the
 // client has not taken what it was sent: upstream is not silent then, the
 // client is slow, and blaming upstream would reset a healthy connection.
+//
+// clientIdleTimeout bounds everything else: a connection with nothing in
+// flight (no channel open, no record partly received) on which neither
+// side has sent a byte, and a client that has taken nothing the relay had
+// waiting for it. Either way the connection holds two descriptors for
+// nobody, so the relay reports it and resets the client: nothing in flight
+// is owed downstream, and a reset, never a FIN, says the relay ended it.
+// A client's half-close (FIN) goes upstream as a FIN; an upstream that
+// then keeps its own half open and silent is caught by this timeout too.
+//
+// # A bound on connections
+//
+// Each connection holds two descriptors and its own relay state. Past
+// maxConnections open at once, a new client is reset as it is accepted,
+// before anything is dialed, and counted (connectionsRefused).
 //
 // # Draining
 //
@@ -73,8 +88,15 @@ export type UpstreamFault =
 /** The relay gave up on a connection itself: it was draining, and the connection was still open after `afterMs`. */
 export type DrainFault = { reason: 'drain-timeout'; afterMs: number };
 
-/** What a TCP relay reports: the stream's faults, its upstream's failures, and connections cut by a drain. */
-export type ConnectionFault = RelayFault | UpstreamFault | DrainFault;
+/**
+ * The relay gave up on a connection that went nowhere for `afterMs`: with
+ * nothing in flight, neither side sent a byte; or the client took none of
+ * the bytes waiting for it.
+ */
+export type ClientIdleFault = { reason: 'client-idle-timeout'; afterMs: number };
+
+/** What a TCP relay reports: the stream's faults, its upstream's failures, connections cut by a drain, and idle connections. */
+export type ConnectionFault = RelayFault | UpstreamFault | DrainFault | ClientIdleFault;
 
 /** An upstream failure as counted: an error by its cause, or a timeout by its phase. */
 export type UpstreamFailure = UpstreamCause | 'connect-timeout' | 'idle-timeout';
@@ -87,6 +109,8 @@ export type ConnectionEnd =
   | 'failed'
   /** The relay was draining and the connection outlived the drain timeout: finishes, then a reset. */
   | 'drained'
+  /** The connection went nowhere for clientIdleTimeout (see ClientIdleFault): finishes for any open channel, then a reset. */
+  | 'idle'
   /** The client went away first: nothing more could be sent. */
   | 'client-gone';
 
@@ -129,9 +153,11 @@ export interface TcpRelayStats
     | 'validationSeconds'
     | 'validationBuckets'
   > {
-  /** Connections open now, and accepted in all. */
+  /** Connections open now, and relayed in all. */
   connectionsOpen: number;
   connectionsTotal: number;
+  /** Clients reset as they came because maxConnections were open. */
+  connectionsRefused: number;
   /** Faults reported, in all and by reason, upstream failures and drain timeouts included. */
   faults: number;
   faultsByReason: Partial<Record<ConnectionFault['reason'], number>>;
@@ -158,6 +184,13 @@ export interface TcpRelay extends net.Server {
    * connection has closed. Calling it again returns the same promise.
    */
   drain(timeoutMs?: number): Promise<DrainResult>;
+  /**
+   * Resets every open connection at once, client and upstream, with no
+   * finishes: for a process about to exit, whose connections the kernel
+   * would otherwise end with a FIN that reads as a clean end. Returns how
+   * many it reset.
+   */
+  reset(): number;
 }
 
 export { type Endpoint, parseEndpoint };
@@ -165,6 +198,9 @@ export { type Endpoint, parseEndpoint };
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
 export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
+export const DEFAULT_CLIENT_IDLE_TIMEOUT_MS = 300_000;
+/** Two descriptors each: 20,000 of them, within the usual 65,536 of a service's limit and far past a relay's load. */
+export const DEFAULT_MAX_CONNECTIONS = 10_000;
 
 /** How long the finishes get to reach the client before a reset (see the head of this file). */
 const RESET_LINGER_MS = 200;
@@ -176,8 +212,16 @@ export interface TcpRelayOptions extends Omit<RelayOptions, 'onFault'> {
   upstream: Endpoint;
   /** Milliseconds upstream may take to accept the connection. Default 10 s; 0 leaves it to the system. */
   connectTimeout?: number;
-  /** Milliseconds upstream may stay silent while a channel is open. Default 300 s; 0 never times out. */
+  /** Milliseconds upstream may stay silent while a channel is open or a record is partly received. Default 300 s; 0 never times out. */
   idleTimeout?: number;
+  /**
+   * Milliseconds a connection may go nowhere: nothing in flight and no byte
+   * either way, or a client that takes none of what waits for it. Default
+   * 300 s; 0 never times out.
+   */
+  clientIdleTimeout?: number;
+  /** Most connections open at once; past it a new client is reset as it comes. Default 10,000; 0 for no limit. */
+  maxConnections?: number;
   /** How to open the upstream connection; default net.connect. (TLS, a test's socket that never connects.) */
   dial?: (upstream: Endpoint) => net.Socket;
   /** Called once per fault, with the connection's number (from 1, in accept order). */
@@ -293,6 +337,8 @@ interface Live {
   readonly stats: Readonly<RelayStats>;
   /** Cuts the connection for a drain; false when it had already finished relaying. */
   cut(afterMs: number): boolean;
+  /** Resets client and upstream at once, with no finishes. */
+  reset(): void;
 }
 
 /** A TCP server relaying each client to its own upstream connection. Call listen() on it. */
@@ -307,8 +353,13 @@ export function createTcpRelay(options: TcpRelayOptions): TcpRelay {
   }
   const connectTimeout = checkTimeout('connectTimeout', options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT_MS);
   const idleTimeout = checkTimeout('idleTimeout', options.idleTimeout ?? DEFAULT_IDLE_TIMEOUT_MS);
+  const clientIdleTimeout = checkTimeout('clientIdleTimeout', options.clientIdleTimeout ?? DEFAULT_CLIENT_IDLE_TIMEOUT_MS);
+  const maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+  if (!(Number.isInteger(maxConnections) && maxConnections >= 0))
+    throw new RangeError(`maxConnections must be a whole number, 0 for no limit, not ${maxConnections}`);
   const dial = options.dial ?? ((upstream: Endpoint) => net.connect(upstream));
   let connections = 0;
+  let refused = 0;
   const live = new Map<number, Live>();
   // Totals of the closed connections' relay counters; faults are counted as they are reported.
   const closed: Record<(typeof SUMMED)[number], number> = Object.fromEntries(SUMMED.map((k) => [k, 0])) as never;
@@ -322,6 +373,12 @@ export function createTcpRelay(options: TcpRelayOptions): TcpRelay {
 
   // allowHalfOpen: a client that has sent its last request (FIN) still gets every answer.
   const server = net.createServer({ allowHalfOpen: true }, (client) => {
+    if (maxConnections > 0 && live.size >= maxConnections) {
+      refused++;
+      client.on('error', () => {});
+      client.resetAndDestroy();
+      return;
+    }
     const id = ++connections;
     const opened = performance.now();
     const remote = client.remoteAddress?.includes(':')
@@ -352,34 +409,53 @@ export function createTcpRelay(options: TcpRelayOptions): TcpRelay {
     upstream.setNoDelay?.(true);
 
     // The idle timer restarts with every upstream chunk; when it fires with a
-    // channel open, upstream has failed, unless the relay is not reading it
-    // (the client is slow: pipeRelay pauses upstream until the client
-    // drains), and then it starts again. It is only ever armed by a chunk.
+    // channel open or a record partly received, upstream has failed, unless
+    // the relay is not reading it (the client is slow: pipeRelay pauses
+    // upstream until the client drains), and then it starts again. It is
+    // only ever armed by a chunk, and a chunk is what opens a channel or
+    // starts a record.
     let idleTimer: NodeJS.Timeout | null = null;
     const touch = () => {
+      clientIdleTimer?.refresh();
       if (idleTimeout === 0) return;
       if (idleTimer) idleTimer.refresh();
       else {
         idleTimer = setTimeout(() => {
-          if (piped.stats.openChannels === 0) return;
+          if (piped.stats.openChannels === 0 && !piped.inRecord) return;
           if (upstream.isPaused()) idleTimer?.refresh();
           else fail({ reason: 'upstream-timeout', phase: 'idle', afterMs: idleTimeout });
         }, idleTimeout);
       }
     };
+    // The client idle timer restarts with every byte either way and every
+    // time the client drains what was queued for it. When it fires: a
+    // client that took nothing while upstream waited on it has gone; with
+    // something in flight and upstream read, the idle timer is in charge;
+    // with nothing in flight, the connection is doing nothing for anyone.
+    let idled = false;
+    const clientIdleTimer =
+      clientIdleTimeout === 0
+        ? null
+        : setTimeout(() => {
+            if (!upstream.isPaused() && (piped.stats.openChannels > 0 || piped.inRecord)) clientIdleTimer?.refresh();
+            else {
+              idled = !failed;
+              fail({ reason: 'client-idle-timeout', afterMs: clientIdleTimeout });
+            }
+          }, clientIdleTimeout);
     const piped = pipeRelay(upstream, client, { ...options, onFault: report }, touch);
 
     /** Upstream failed (the first failure wins): reported, then the relay finishes the open channels. */
     let failed = openThrew !== null;
     let drained = false;
-    function fail(fault: UpstreamFault | DrainFault): void {
+    function fail(fault: UpstreamFault | DrainFault | ClientIdleFault): void {
       if (failed) return;
       failed = true;
       const thrown = reportOwn(fault);
       piped.abort(thrown ? thrown.error : new UpstreamGaveUp(fault.reason));
     }
     /** Reports a fault of the TCP relay's own; what onFault throws is returned, to end the connection with. */
-    function reportOwn(fault: UpstreamFault | DrainFault): { error: unknown } | null {
+    function reportOwn(fault: UpstreamFault | DrainFault | ClientIdleFault): { error: unknown } | null {
       try {
         report(fault);
         return null;
@@ -401,6 +477,10 @@ export function createTcpRelay(options: TcpRelayOptions): TcpRelay {
         if (!resetting) client.destroy();
         return false;
       },
+      reset() {
+        upstream.destroy();
+        if (!client.destroyed) client.resetAndDestroy();
+      },
     });
 
     let connectTimer: NodeJS.Timeout | null = null;
@@ -421,7 +501,10 @@ export function createTcpRelay(options: TcpRelayOptions): TcpRelay {
     });
 
     client.on('error', () => {});
+    // A client's half-close goes upstream: it has sent its last request.
     client.on('end', () => upstream.end());
+    client.on('data', () => clientIdleTimer?.refresh());
+    client.on('drain', () => clientIdleTimer?.refresh());
     client.pipe(upstream, { end: false });
     const clientClosed = new Promise((resolve) => client.once('close', resolve));
 
@@ -430,21 +513,27 @@ export function createTcpRelay(options: TcpRelayOptions): TcpRelay {
       relaying = false;
       if (connectTimer) clearTimeout(connectTimer);
       if (idleTimer) clearTimeout(idleTimer);
+      if (clientIdleTimer) clearTimeout(clientIdleTimer);
       upstream.destroy();
-      if (end.end === 'ended' && !failed) client.end();
-      else if (end.end !== 'output-error') {
+      let lingering: NodeJS.Timeout | undefined;
+      if (end.end === 'ended' && !failed) {
+        client.end();
+        // The client has its whole answer and its FIN; one that never closes its own side is closed for it.
+        if (clientIdleTimeout > 0) lingering = setTimeout(() => client.destroy(), clientIdleTimeout);
+      } else if (end.end !== 'output-error') {
         resetting = true;
         await resetAfterFlush(client);
       }
       const error =
         end.end === 'ended' ? null : 'error' in end ? end.error : 'reason' in end ? end.reason : end.end === 'record-error' ? end.fault : end.failure;
       await clientClosed;
+      clearTimeout(lingering);
       live.delete(id);
       const stats = piped.stats;
       for (const key of SUMMED) closed[key] += stats[key];
       addBuckets(closedBuckets, stats.validationBuckets);
       const outcome: ConnectionEnd =
-        end.end === 'output-error' ? 'client-gone' : drained ? 'drained' : end.end === 'ended' && !failed ? 'ended' : 'failed';
+        end.end === 'output-error' ? 'client-gone' : drained ? 'drained' : idled ? 'idle' : end.end === 'ended' && !failed ? 'ended' : 'failed';
       try {
         options.onClose?.(id, error, {
           connection: id,
@@ -482,6 +571,7 @@ export function createTcpRelay(options: TcpRelayOptions): TcpRelay {
     },
     connectionsOpen: { get: () => live.size, enumerable: true },
     connectionsTotal: { get: () => connections, enumerable: true },
+    connectionsRefused: { get: () => refused, enumerable: true },
     faults: { get: () => faults.all, enumerable: true },
     faultsByReason: { get: () => ({ ...faults.byReason }), enumerable: true },
     upstreamFailures: { get: () => ({ ...faults.upstream }), enumerable: true },
@@ -505,7 +595,12 @@ export function createTcpRelay(options: TcpRelayOptions): TcpRelay {
     });
     return draining;
   };
-  return Object.assign(server, { stats, drain });
+  const reset = (): number => {
+    const open = [...live.values()];
+    for (const c of open) c.reset();
+    return open.length;
+  };
+  return Object.assign(server, { stats, drain, reset });
 }
 
 /**
