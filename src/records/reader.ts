@@ -359,6 +359,8 @@ export class RecordReader {
   end(): RecordFault | null {
     if (this.failed) return this.failed;
     if (this.heldLength() > 0) return this.fail(Status.Truncated, this.base);
+    // Nothing more is read: the buffer can serve another stream.
+    this.held.clear();
     return null;
   }
 }
