@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { BACKEND_ROWS } from './backends.js';
 import { HeldRecord, spareBuffers } from '../src/records/held-record.js';
 import { CorePool } from '../src/backend/wasm/backend.js';
+import type { CoreInstance } from '../src/backend/wasm/instance.js';
+import { readBuild } from '../src/backend/disk.js';
 import { RelayState } from '../src/relay/relay.js';
 import { readResource } from '../src/frame/endpoints.js';
 import { encodeFinish, encodeResponse } from '../src/records/record.js';
@@ -49,6 +51,24 @@ describe('held-record spares', () => {
     expect(held.capacity).toBeGreaterThanOrEqual(300 * 1024 + 16);
     held.clear();
     expect(spareBuffers().count).toBe(kept.count);
+  });
+});
+
+describe('the core pool', () => {
+  it('keeps at most two free cores past 4 MiB, and at most ten in all', () => {
+    const pool = new CorePool(new WebAssembly.Module(readBuild('scalar')));
+    const free = () => (pool as unknown as { free: CoreInstance[] }).free;
+    // Twelve lent at once, each grown for a 6 MiB record, then given back: only two stay.
+    const big = Array.from({ length: 12 }, () => pool.acquire());
+    for (const core of big) core.reserve(6 * MiB);
+    for (const core of big) pool.release(core);
+    expect(free().length).toBe(2);
+    // Small ones are kept up to ten in all.
+    const small = Array.from({ length: 12 }, () => pool.acquire());
+    for (const core of small) core.reserve(MiB);
+    for (const core of small) pool.release(core);
+    expect(free().length).toBe(10);
+    expect(free().filter((core) => core.capacity > 4 * MiB).length).toBeLessThanOrEqual(2);
   });
 });
 
