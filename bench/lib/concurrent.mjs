@@ -228,7 +228,15 @@ function bodies(stream) {
 /** pipeRelay over `chunks` into a writable that counts; resolves with the bytes out and the faults reported. */
 async function pipeOnce(lib, backend, chunks) {
   let bytes = 0;
-  const input = Readable.from(chunks, { objectMode: false, highWaterMark: 4 * CHUNK });
+  // A plain Readable pushing the chunks as asked: Readable.from's async iterator costs a promise a chunk.
+  let next = 0;
+  const input = new Readable({
+    highWaterMark: 4 * CHUNK,
+    read() {
+      while (next < chunks.length) if (!this.push(chunks[next++])) return;
+      this.push(null);
+    },
+  });
   const output = new Writable({
     highWaterMark: 1 << 20,
     writev(pieces, done) {
