@@ -20,6 +20,7 @@ import { loadNative } from './lib/native.mjs';
 import { renderSvg } from './lib/svg.mjs';
 import { SCALE_NAMES } from './lib/scale.mjs';
 import { WIRE_NAMES } from './lib/wire.mjs';
+import { CONCURRENT_NAMES } from './lib/concurrent.mjs';
 
 const USAGE = `usage: node bench/run.mjs [--filter REGEX] [--quick] [--parts] [--out DIR] [--list]
 
@@ -167,7 +168,7 @@ async function main() {
     return;
   }
   const wanted = (name) => !args.parts && (!filter || filter.test(name) || filter.test(`${name}@mcp-frames`) || filter.test(`${name}@wasm-simd`));
-  if (cases.length === 0 && ![...WIRE_NAMES, ...RELAY_FULL_NAMES, ...SCALE_NAMES].some(wanted))
+  if (cases.length === 0 && ![...WIRE_NAMES, ...RELAY_FULL_NAMES, ...SCALE_NAMES, ...CONCURRENT_NAMES].some(wanted))
     throw new Error(`no case matches --filter ${args.filter}; try --list${args.parts ? '' : ' (and --parts for part/*)'}`);
 
   const options = benchOptions(args.quick);
@@ -283,6 +284,22 @@ async function main() {
     endProgress();
     results.push(...scale.results);
     wireFixtures.push(...scale.fixtures);
+  }
+
+  // The relay beside a bare proxy, CPU against CPU (bench/lib/concurrent.mjs): 16 clients over TCP, and small frames in process.
+  if (CONCURRENT_NAMES.some(wanted)) {
+    const { runConcurrentCases } = await import('./lib/concurrent.mjs');
+    const concurrent = await runConcurrentCases({
+      root: ROOT,
+      lib: await import('../dist/runtime/node.js'),
+      native,
+      quick: args.quick,
+      wanted,
+      progress: progressLine,
+    });
+    endProgress();
+    results.push(...concurrent.results);
+    wireFixtures.push(...concurrent.fixtures);
   }
 
   env.machine.loadAverageAtEnd = os.loadavg().map((x) => Math.round(x * 100) / 100);

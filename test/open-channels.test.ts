@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { Status } from '../src/wire/status.js';
-import { OpenChannels } from '../src/exchange/open-channels.js';
+import { ALREADY_OPEN, OpenChannels } from '../src/exchange/open-channels.js';
 import { Gen, rng } from './support/generate.js';
 
 describe('OpenChannels', () => {
@@ -62,5 +62,29 @@ describe('OpenChannels against chosen ids', () => {
     // With the fixed multiplier the longest probe was 4000: every lookup walked every open channel.
     expect(table.longestProbe()).toBeLessThan(64);
     for (let k = 1; k <= 4000; k++) expect(table.get(Math.imul(k, inverse) >>> 0)).toBe(k);
+  });
+
+  it("take() gives admit()'s verdict, then opens a closed channel and leaves an open one alone", () => {
+    const g = new Gen(rng(20261204));
+    const taken = new OpenChannels<number>(6, 3000);
+    const stepwise = new OpenChannels<number>(6, 3000);
+    const verdicts = new Set<number>();
+    for (let n = 0; n < 20_000; n++) {
+      const channel = g.int(10);
+      if (g.int(3) === 0) {
+        expect(taken.close(channel)).toBe(stepwise.close(channel));
+        continue;
+      }
+      const length = g.int(800);
+      const admitted = stepwise.admit(channel, length);
+      const want = admitted !== Status.Ok ? admitted : stepwise.has(channel) ? ALREADY_OPEN : Status.Ok;
+      if (want === Status.Ok) stepwise.open(channel, length, n);
+      const got = taken.take(channel, length, n);
+      if (got !== want) expect.fail(`op ${n}: take(${channel}, ${length}) gave ${got}, admit and has ${want}`);
+      verdicts.add(got);
+      expect([taken.size, taken.held]).toEqual([stepwise.size, stepwise.held]);
+    }
+    expect([...verdicts].sort((a, b) => a - b)).toEqual([ALREADY_OPEN, Status.Ok, Status.TooManyChannels, Status.HeldLimit]);
+    expect(taken.closeAll()).toEqual(stepwise.closeAll());
   });
 });

@@ -3,7 +3,7 @@ import { BACKENDS } from './backends.js';
 import type { Backend } from '../src/backend/backend.js';
 import { endpointCodec, readResource } from '../src/frame/endpoints.js';
 import type { FrameCodec } from '../src/frame/codec.js';
-import { COPY_BELOW, createRelay, RelayState, type RelayStats, type ValidationLevel } from '../src/relay/relay.js';
+import { COPY_BELOW, createRelay, type RelayOptions, RelayState, type RelayStats, type ValidationLevel } from '../src/relay/relay.js';
 import type { StreamLimits } from '../src/records/limits.js';
 import type { RelayFault } from '../src/relay/fault.js';
 import { encodeFinish, encodeResponse } from '../src/records/record.js';
@@ -210,5 +210,52 @@ describe.each(BACKENDS.map((b) => [b.name, b] as const))('relay on %s', (_name, 
       { reason: 'truncated', offset: 9 + frame.length },
       { reason: 'incomplete', channel: 1, offset: 0 },
     ]);
+  });
+
+  it(`takes a scan's records at once with the verdicts, faults, bytes and counts of one call a record (seed ${SEED})`, () => {
+    // The same relay, its reader handed a sink that has only the calls made one record at a time.
+    const oneByOne: Backend = {
+      ...backend,
+      createReader: (limits, sink) =>
+        backend.createReader(limits, {
+          admit: (channel, length) => sink.admit(channel, length),
+          response: (...args) => sink.response(...args),
+          finish: (channel, offset) => sink.finish(channel, offset),
+          settle: () => sink.settle?.(),
+        }),
+    };
+    const run = (via: Backend, input: Uint8Array, cuts: number[], options: RelayOptions) => {
+      const faults: RelayFault[] = [];
+      const out: number[] = [];
+      const state = new RelayState({ ...options, backend: via, onFault: (f) => faults.push(f) }, via, (bytes) => out.push(...bytes));
+      let from = 0;
+      let stopped: unknown = null;
+      for (const cut of [...cuts, input.length]) {
+        stopped ??= state.push(input.subarray(from, cut));
+        from = cut;
+      }
+      stopped ??= state.end();
+      const { validationSeconds, validationBuckets, ...counts } = state.stats;
+      return { bytes: hex(Uint8Array.from(out)), faults, stopped, counts };
+    };
+    const g = new Gen(rng(SEED ^ 0x5ca7));
+    let batched = 0;
+    for (let n = 0; n < 1000; n++) {
+      // Several generated streams back to back: long scans, channels that stay open across them, limits met midway.
+      const input = Buffer.concat(Array.from({ length: 1 + g.int(6) }, () => stream(g)));
+      const cuts = Array.from({ length: g.int(5) }, () => g.int(input.length + 1)).sort((a, b) => a - b);
+      const options: RelayOptions = {
+        validate: g.pick(['full', 'json', 'none'] as const),
+        endpoint: readResource,
+        maxFrameBytes: g.pick([4096, 16 << 20]),
+        maxOpenChannels: 1 + g.int(5),
+        maxHeldBytes: g.pick([64 << 20, 50 + g.int(800)]),
+      };
+      const where = `seed ${SEED ^ 0x5ca7}, stream ${n}, ${JSON.stringify(options)}, cuts ${cuts}, input ${hex(input)}`;
+      const want = run(oneByOne, input, cuts, options);
+      expect(run(backend, input, cuts, options), where).toEqual(want);
+      if (want.counts.responsesIn + want.counts.finishesIn > 1) batched++;
+    }
+    expect(batched).toBeGreaterThan(500);
   });
 });

@@ -5,6 +5,7 @@ import { describeProbe } from './cpus.mjs';
 import { CAPTURES, decodeSpeedTargets, decodeTargets, judgeSpeedTarget } from './decode-specs.mjs';
 import { documentTable, documentTargets } from './documents.mjs';
 import { scaleTargets } from './scale.mjs';
+import { concurrentTargets } from './concurrent.mjs';
 import { limitSpecs, renderLimits } from './limits.mjs';
 import { FAULT_US, warmFor } from './paired.mjs';
 import { renderWire, wireTargets } from './wire.mjs';
@@ -83,6 +84,7 @@ function targetSpecs(wasm) {
   specs.push(...decodeTargets(wasm));
   specs.push(...bundledTargets(wasm));
   specs.push(...scaleTargets());
+  specs.push(...concurrentTargets());
   return specs;
 }
 

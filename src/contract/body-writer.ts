@@ -24,8 +24,8 @@
 // by the judge on the value parsed back from the bytes, which is the copy
 // the writer would have built. Against the copy and the judge's walk
 // after it, encode counted 4 to 26% fewer instructions on the listings
-// and the reference servers' answers (bench/instructions.mjs, 200 rounds)
-// and took 8 to 27% less time side by side (bench/encode-interleaved.mjs).
+// and the reference servers' answers (instructions counted under valgrind, 200 rounds)
+// and took 8 to 27% less time side by side (side by side, in CPU time).
 //
 // The other way, JSON.stringify then a check of its output, cannot see what
 // JSON.stringify altered without a trace (NaN written as null, a function
@@ -544,7 +544,7 @@ class BodyWriter {
 
   /** SerializeJSONProperty on a value already read: returns the value as written. */
   value(v: unknown, key: string | number, inArray: boolean): unknown {
-    // One typeof test at a time, commonest first: 0.4 to 1.5% fewer instructions for encode than a switch on typeof (bench/instructions.mjs).
+    // One typeof test at a time, commonest first: 0.4 to 1.5% fewer instructions for encode than a switch on typeof (instructions counted under valgrind).
     if (typeof v === 'string') {
       if (!this.string(v)) this.refuse(REFUSAL.loneSurrogate);
       return v;
@@ -579,7 +579,7 @@ class BodyWriter {
    *
    * PERF NOTES: a method of its own, not a branch at the end of value():
    * there it made encode of the everything server's answers count 9 to 10%
-   * more instructions (bench/instructions.mjs), none of them a BigInt.
+   * more instructions (instructions counted under valgrind), none of them a BigInt.
    */
   other(v: unknown, key: string | number, inArray: boolean): unknown {
     if (typeof v === 'bigint' || typeof v === 'function') {
@@ -1057,7 +1057,7 @@ class BodyWriter {
     // characters at a time (one PLAIN load each, one word stored), then one
     // byte per character on one unsigned range test. Four at a time counted
     // 2.8–15.3% fewer instructions on the servers' answers and listing-small
-    // (bench/instructions.mjs); read through charCodeAt.call, it keeps
+    // (instructions counted under valgrind); read through charCodeAt.call, it keeps
     // encode of the servers' answers at 0.84–1.00× bare where the
     // `s.charCodeAt` form fell to 0.52–0.72× (see charCodeAt above).
     let p = this.pos;
@@ -1160,7 +1160,7 @@ class BodyWriter {
       // writer keeps, as poolOut makes its own: subarray looks up the species
       // constructor, and buf.buffer calls into the engine. The filesystem
       // server's answers, 22 strings of more than LONG characters in 17
-      // frames, counted 0.7% fewer instructions for encode (bench/instructions.mjs).
+      // frames, counted 0.7% fewer instructions for encode (instructions counted under valgrind).
       const { read, written } = utf8.encodeInto(segment, viaRaw ? RAW : new Uint8Array(this.bytes, this.pos));
       // Latin-1 strings are well formed at once: only a string with two-byte characters pays for the check.
       if (read !== end - i || (written !== read && !isWellFormed(segment))) return i;

@@ -34,6 +34,9 @@
 
 import { Status } from '../wire/status.js';
 
+/** take()'s answer for a response on a channel already open: a sequence violation. */
+export const ALREADY_OPEN = -1;
+
 /** Slots never fall below this; the table doubles past half full. */
 const MIN_SLOTS = 16;
 
@@ -86,6 +89,21 @@ export class OpenChannels<T> {
   admit(channel: number, length: number): number {
     if (this.count >= this.maxOpenChannels && this.find(channel) < 0) return Status.TooManyChannels;
     if (this.heldBytes + length > this.maxHeldBytes) return Status.HeldLimit;
+    return Status.Ok;
+  }
+
+  /**
+   * admit() and open() in one lookup, for a reader that takes a scan's
+   * records at once: the header's record error (Status.TooManyChannels or
+   * Status.HeldLimit, judged in admit's order, nothing changed), ALREADY_OPEN
+   * (a second response: nothing changed), or Status.Ok, the channel now open.
+   */
+  take(channel: number, length: number, value: T): number {
+    const found = this.find(channel) >= 0;
+    if (this.count >= this.maxOpenChannels && !found) return Status.TooManyChannels;
+    if (this.heldBytes + length > this.maxHeldBytes) return Status.HeldLimit;
+    if (found) return ALREADY_OPEN;
+    this.open(channel, length, value);
     return Status.Ok;
   }
 

@@ -29,7 +29,9 @@
 // in long records cut across many chunks (each chunk appended to one
 // reused buffer with one copy, the record scanned once when whole). Per
 // record, JS reads six integers from the table and makes one sink call;
-// payloads are passed as (bytes, start, length), never as a new view.
+// payloads are passed as (bytes, start, length), never as a new view. A
+// sink that takes a scan's records at once (the relay) makes no call per
+// record at all.
 
 import { Status } from '../wire/status.js';
 import { HeldRecord } from './held-record.js';
@@ -72,6 +74,16 @@ export interface RecordSink {
   response(channel: number, offset: number, bytes: Uint8Array, start: number, length: number, status: number, faultOffset: number): void;
   /** A finish for `channel` at stream offset `offset`. */
   finish(channel: number, offset: number): void;
+  /**
+   * Optional: takes a scan's records all at once, in place of one admit(),
+   * response() or finish() call each, with the same verdicts in the same
+   * order; `streamBase` is the stream offset of the scan's offset 0 and
+   * `verify` whether the entries' statuses are verdicts (else each is
+   * NOT_VERIFIED). Returns how many entries it took: all of them, or fewer
+   * when the next is a response whose header admit() refuses (the reader
+   * asks admit() again, for the record error, and stops there).
+   */
+  records?(scan: Scan, streamBase: number, verify: boolean): number;
   /**
    * Optional: the records of one scan have all been handed over, and the
    * bytes their payloads lie in are about to go back (to the caller, or to
@@ -318,6 +330,16 @@ export class RecordReader {
     const { table, count, bytes, base } = scan;
     const sink = this.sink;
     const verify = this.verify;
+    if (sink.records) {
+      const taken = sink.records(scan, streamBase, verify);
+      if (taken < count) {
+        const e = taken * ENTRY_FIELDS;
+        if (!this.admit(table[e + 1] >>> 0, table[e + 3] >>> 0, streamBase + (table[e + 2] >>> 0))) return false;
+        throw new Error(`mcp-frames: a sink took ${taken} of ${count} records, and admits the next`);
+      }
+      sink.settle?.();
+      return true;
+    }
     for (let k = 0, e = 0; k < count; k++, e += ENTRY_FIELDS) {
       const channel = table[e + 1] >>> 0;
       const at = table[e + 2] >>> 0;
@@ -337,6 +359,8 @@ export class RecordReader {
   end(): RecordFault | null {
     if (this.failed) return this.failed;
     if (this.heldLength() > 0) return this.fail(Status.Truncated, this.base);
+    // Nothing more is read: the buffer can serve another stream.
+    this.held.clear();
     return null;
   }
 }

@@ -30,10 +30,10 @@ import { checkBackend, defaultBackend } from '../backend/default.js';
 import { type CodecChoice, codecFor, isCodec, judgeFrame } from '../frame/build.js';
 import { type FrameErrorJSON, frameErrorJSON } from '../frame/frame-error.js';
 import { resolveLimits, type StreamLimits } from '../records/limits.js';
-import { OpenChannels } from '../exchange/open-channels.js';
-import { NOT_VERIFIED, type RecordReader, type RecordSink } from '../records/reader.js';
+import { ALREADY_OPEN, OpenChannels } from '../exchange/open-channels.js';
+import { ENTRY_FIELDS, NOT_VERIFIED, type RecordReader, type RecordSink, type Scan } from '../records/reader.js';
 import { RecordError, type RecordFault } from '../records/record-error.js';
-import { asBytes, encodeFinish, HEADER_SIZE } from '../records/record.js';
+import { asBytes, encodeFinish, HEADER_SIZE, KIND_FINISH } from '../records/record.js';
 import type { RelayFault } from './fault.js';
 import { OutputQueue } from './output-queue.js';
 
@@ -474,6 +474,70 @@ export class RelayState implements RecordSink {
   }
 
   // The sink: called by the reader in stream order.
+
+  /**
+   * A scan's records at once: admit, response and finish below, record
+   * after record, with the same verdicts and faults, and no call per record
+   * (RecordSink.records). Returns how many it took; it stops before a
+   * response whose header breaks a limit, which the reader then reports.
+   *
+   * PERF NOTE: per record, admit(), has() and open() were three probes of
+   * the channel table and the reader's four calls; take() is one probe.
+   * ~140-byte frames in 64 KiB chunks (wasm-simd, 'json', CPU a frame in
+   * process): 183 ns before, against 140 ns for the reader alone.
+   */
+  records(scan: Scan, streamBase: number, verify: boolean): number {
+    const { table, count, bytes, base } = scan;
+    const open = this.open;
+    const stats = this.stats;
+    const level = this.level;
+    let k = 0;
+    try {
+      for (let e = 0; k < count; k++, e += ENTRY_FIELDS) {
+        const channel = table[e + 1] >>> 0;
+        const at = table[e + 2] >>> 0;
+        const offset = streamBase + at;
+        if (table[e] === KIND_FINISH) {
+          stats.finishesIn++;
+          this.lastEnd = offset + HEADER_SIZE;
+          open.close(channel);
+          stats.finishesOut++;
+          this.pass(offset, HEADER_SIZE);
+          continue;
+        }
+        const length = table[e + 3] >>> 0;
+        const verdict = open.take(channel, length, offset);
+        if (verdict > 0) break; // a record error: the reader reports it
+        stats.responsesIn++;
+        this.lastEnd = offset + HEADER_SIZE + length;
+        if (verdict === ALREADY_OPEN) {
+          stats.openChannels = open.size;
+          stats.heldBytes = open.held;
+          this.report({ reason: 'sequence-violation', channel, offset });
+          this.pending.clear();
+          continue;
+        }
+        const status = verify ? table[e + 4] : NOT_VERIFIED;
+        if (level !== 'none' && (status !== Status.Ok || level === 'full')) {
+          // Counted open before the verdict, as response() counts it: an onFault that throws sees the channel open.
+          stats.openChannels = open.size;
+          stats.heldBytes = open.held;
+          const failed = this.judge(channel, bytes, base + at + HEADER_SIZE, length, status, table[e + 5]);
+          if (failed) {
+            this.report({ reason: 'frame-error', channel, offset, frame: failed });
+            this.pending.clear();
+            continue;
+          }
+        }
+        stats.responsesOut++;
+        this.pass(offset, HEADER_SIZE + length);
+      }
+    } finally {
+      stats.openChannels = open.size;
+      stats.heldBytes = open.held;
+    }
+    return k;
+  }
 
   admit(channel: number, length: number): number {
     return this.open.admit(channel, length);

@@ -1,0 +1,406 @@
+// The relay beside a bare proxy, CPU against CPU: 16 concurrent clients over TCP, and small frames in process against native simdjson.
+//
+//   relay/tcp-concurrent/F   `mcp-frames relay --listen --upstream` (validate json), one process,
+//                            16 clients at once         peer: bare Node TCP proxy process, same clients
+//   relay/in-process/small   pipeRelay (validate json) from 64 KiB chunks to a writable that drops them,
+//                            ns a frame                 peer: native simdjson, one parse a frame body
+//
+// F is small (~150-byte listings), listing (16 KiB listings) or blob
+// (768 KiB readResource blobs), each response followed by its finish; each
+// client reads its own 8 MiB copy of the stream.
+//
+// # CPU of the relaying process, not wall time
+//
+// On a 2-core machine the load generator (the upstream and the 16 clients,
+// this process) shares the cores with the relay, so wall time says as much
+// about the load generator as about the relay. The judged figure is the
+// relay process's CPU a byte: utime + stime from /proc/PID/stat, read
+// before and after each round, against the bare proxy's over the same
+// bytes. Each round times the relay, then the proxy, so both see the same
+// moment of a shared machine. The page faults of the relay process
+// (minflt from /proc) are counted over the timed rounds, after a warm-up
+// round, per MiB relayed. Every output is checked (SHA-256 of each client's
+// bytes, no fault on stderr) before it is timed.
+
+import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { Readable, Writable } from 'node:stream';
+import { blobRead, listingMedium } from './fixtures.mjs';
+import { createRng } from './rng.mjs';
+import { mean, receive, recordStream, roundResult, serveStream } from './wire.mjs';
+
+const MiB = 1024 * 1024;
+const CLIENTS = 16;
+const CHUNK = 64 * 1024;
+
+/** A listing of one resource, about 150 bytes as a frame: the size most resources/read and short list answers have. */
+export function listingSmall(rng) {
+  const name = `r${rng.range(0, 99999)}`;
+  return {
+    resources: [{ uri: `file:///data/resources/${name}.txt`, name, mimeType: 'text/plain', size: rng.range(0, 99999), description: 'a text file' }],
+  };
+}
+
+const FIXTURES = [
+  { name: 'small', description: '8 MiB a client: ~150-byte listings, each response followed by its finish', distinct: 256, make: listingSmall },
+  { name: 'listing', description: '8 MiB a client: 16 KiB listResources pages, each followed by its finish', distinct: 64, make: listingMedium },
+  {
+    name: 'blob',
+    description: '8 MiB a client: 768 KiB readResource base64 blobs, each followed by its finish',
+    distinct: 4,
+    make: (r) => blobRead(r, 768 * 1024),
+  },
+];
+
+/** The cases by name (layer/op/fixture). */
+export const CONCURRENT_NAMES = [...FIXTURES.map((f) => `relay/tcp-concurrent/${f.name}`), 'relay/in-process/small'];
+
+const TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** utime + stime (seconds) and minflt of process `pid`, from /proc; null off Linux. */
+function procUsage(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { cpu: (Number(fields[11]) + Number(fields[12])) / TICKS, faults: Number(fields[7]) };
+  } catch {
+    return null;
+  }
+}
+
+/** Starts a proxy process (`args` after node); resolves once it says it listens. */
+function startProxy(root, args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    let listening = null;
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      if (listening) return;
+      const line = stderr.split('\n').find((l) => l.includes('"listening"'));
+      if (!line) return;
+      listening = JSON.parse(line);
+      resolve({
+        port: Number(String(listening.listening).split(':').at(-1)),
+        usage: () => procUsage(child.pid),
+        faults: () => stderr.split('\n').filter((l) => l && !l.includes('"listening"')),
+        stop: () =>
+          new Promise((done) => {
+            child.once('exit', done);
+            child.kill('SIGTERM');
+          }),
+      });
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (!listening) reject(new Error(`${args.join(' ')} exited ${code}: ${stderr}`));
+    });
+  });
+}
+
+function clients(port, hash) {
+  return Promise.all(Array.from({ length: CLIENTS }, () => receive(port, hash)));
+}
+
+/** One round through `proxy`: its CPU seconds and page faults over the round, and the wall time. */
+async function round(proxy, total) {
+  const u0 = proxy.usage();
+  const t0 = performance.now();
+  const got = await clients(proxy.port, false);
+  const wall = (performance.now() - t0) / 1000;
+  const u1 = proxy.usage();
+  const bytes = got.reduce((a, g) => a + g.bytes, 0);
+  if (bytes !== total) throw new Error(`${bytes} of ${total} bytes`);
+  return { wall, cpu: u0 && u1 ? u1.cpu - u0.cpu : null, faults: u0 && u1 ? u1.faults - u0.faults : null };
+}
+
+/** The relative margin of error (95%) of the mean of `xs`, in percent. */
+function rmeOf(xs) {
+  const n = xs.length;
+  if (n < 2) return 0;
+  const m = mean(xs);
+  const sd = Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (n - 1));
+  return ((T95[Math.min(n - 1, 10)] * sd) / Math.sqrt(n) / m) * 100;
+}
+
+const T95 = [0, 12.71, 4.3, 3.18, 2.78, 2.57, 2.45, 2.36, 2.31, 2.26, 2.23];
+
+function usageResult(base, runs, total, extra = {}) {
+  const cpus = runs.map((r) => r.cpu);
+  const cpu = cpus.every((c) => c !== null) ? mean(cpus) : null;
+  const faults = runs.every((r) => r.faults !== null) ? mean(runs.map((r) => r.faults)) : null;
+  return roundResult(
+    base,
+    runs.map((r) => r.wall),
+    total,
+    {
+      clients: CLIENTS,
+      ...extra,
+      ...(cpu === null
+        ? {}
+        : {
+            cpuSeconds: Math.round(cpu * 1000) / 1000,
+            cpuRme: Math.round(rmeOf(cpus) * 100) / 100,
+            bytesPerCpuSecond: total / cpu,
+            cpuNanosecondsPerByte: Math.round((cpu / total) * 1e9 * 1000) / 1000,
+          }),
+      ...(faults === null ? {} : { minorPageFaultsPerMiB: Math.round((faults / (total / MiB)) * 100) / 100 }),
+    },
+  );
+}
+
+async function tcpConcurrentCase(root, f, rounds, progress) {
+  const { server: upstream, address: up } = await serveStream(f.stream);
+  const relay = await startProxy(root, ['dist/cli/main.js', 'relay', '--listen', '127.0.0.1:0', '--upstream', up, '--validate', 'json']);
+  const peer = await startProxy(root, ['bench/peers/tcp-proxy.mjs', '--listen', '127.0.0.1:0', '--upstream', up]);
+  const total = CLIENTS * f.stream.length;
+  const name = `relay/tcp-concurrent/${f.name}`;
+  try {
+    for (const [key, proxy] of [
+      ['relay', relay],
+      ['peer', peer],
+    ]) {
+      progress(`${name}: checking the ${key}`);
+      const got = await clients(proxy.port, true);
+      const wrong = got.filter((g) => g.sha256 !== f.sha256).length;
+      if (wrong) throw new Error(`${name}: ${wrong} of ${CLIENTS} clients of the ${key} did not receive the stream`);
+      if (proxy.faults().length) throw new Error(`${name}: faults on a valid stream: ${proxy.faults()[0]}`);
+      await round(proxy, total); // warm-up: not counted
+    }
+    /** @type {{ relay: { wall: number, cpu: number | null, faults: number | null }[], peer: { wall: number, cpu: number | null, faults: number | null }[] }} */
+    const runs = { relay: [], peer: [] };
+    for (let r = 0; r < rounds; r++) {
+      progress(`${name}: round ${r + 1} of ${rounds}`);
+      runs.relay.push(await round(relay, total));
+      runs.peer.push(await round(peer, total));
+    }
+    return [
+      usageResult(
+        {
+          layer: 'relay',
+          op: 'tcp-concurrent',
+          fixture: f.name,
+          backend: 'mcp-frames',
+          name,
+          impl: '`mcp-frames relay --listen --upstream --validate json`, one process, 16 clients at once',
+        },
+        runs.relay,
+        total,
+      ),
+      usageResult(
+        {
+          layer: 'peer',
+          op: 'tcp-proxy-concurrent',
+          fixture: f.name,
+          backend: 'node',
+          name: `peer/tcp-proxy-concurrent/${f.name}`,
+          impl: 'a bare Node TCP proxy process (socket.pipe both ways), the same 16 clients',
+        },
+        runs.peer,
+        total,
+      ),
+    ];
+  } finally {
+    await relay.stop();
+    await peer.stop();
+    await new Promise((resolve) => upstream.close(() => resolve(null)));
+  }
+}
+
+/** The frame bodies of a record stream (tag left out), as views of it. */
+function bodies(stream) {
+  const out = [];
+  const view = new DataView(stream.buffer, stream.byteOffset, stream.byteLength);
+  for (let at = 0; at < stream.length; ) {
+    const length = view.getUint32(at + 5, true);
+    if (stream[at] === 1) out.push(stream.subarray(at + 10, at + 9 + length));
+    at += 9 + length;
+  }
+  return out;
+}
+
+/** pipeRelay over `chunks` into a writable that counts; resolves with the bytes out and the faults reported. */
+async function pipeOnce(lib, backend, chunks) {
+  let bytes = 0;
+  // A plain Readable pushing the chunks as asked: Readable.from's async iterator costs a promise a chunk.
+  let next = 0;
+  const input = new Readable({
+    highWaterMark: 4 * CHUNK,
+    read() {
+      while (next < chunks.length) if (!this.push(chunks[next++])) return;
+      this.push(null);
+    },
+  });
+  const output = new Writable({
+    highWaterMark: 1 << 20,
+    writev(pieces, done) {
+      for (const p of pieces) bytes += p.chunk.length;
+      done();
+    },
+    write(piece, _encoding, done) {
+      bytes += piece.length;
+      done();
+    },
+  });
+  let faults = 0;
+  const { done } = lib.pipeRelay(input, output, { backend, validate: 'json', onFault: () => faults++ });
+  const end = await done;
+  if (end.end !== 'ended') throw new Error(`pipeRelay ended ${end.end}`);
+  return { bytes, faults };
+}
+
+/** Runs `fn` `times`: CPU seconds and page faults per run, after it ran once unmeasured. */
+async function cpuRuns(fn, times) {
+  await fn();
+  const runs = [];
+  for (let k = 0; k < times; k++) {
+    const f0 = process.resourceUsage().minorPageFault;
+    const u0 = process.cpuUsage();
+    const t0 = performance.now();
+    await fn();
+    const wall = (performance.now() - t0) / 1000;
+    const u = process.cpuUsage(u0);
+    runs.push({ wall, cpu: (u.user + u.system) / 1e6, faults: process.resourceUsage().minorPageFault - f0 });
+  }
+  return runs;
+}
+
+async function inProcessCase(lib, f, native, rounds, progress) {
+  const name = 'relay/in-process/small';
+  const backend = lib.loadBackend('auto');
+  const chunks = [];
+  for (let at = 0; at < f.stream.length; at += CHUNK) chunks.push(f.stream.subarray(at, at + CHUNK));
+  const frames = f.records / 2;
+  progress(`${name}: checking`);
+  const check = await pipeOnce(lib, backend, chunks);
+  if (check.bytes !== f.stream.length || check.faults !== 0)
+    throw new Error(`${name}: ${check.bytes} of ${f.stream.length} bytes, ${check.faults} faults`);
+  // simdjson reads up to its padding past the end: each body is copied once, before timing, into a padded buffer of its own.
+  const padded = native
+    ? bodies(f.stream).map((b) => {
+        const p = new Uint8Array(b.length + native.padding);
+        p.set(b);
+        return p;
+      })
+    : [];
+  const lengths = padded.map((p) => p.length - native.padding);
+  if (native && padded.some((p, k) => !native.isValid(p, lengths[k]))) throw new Error(`${name}: simdjson refuses a frame body of the stream`);
+  const relayRuns = [];
+  const peerRuns = [];
+  for (let r = 0; r < rounds; r++) {
+    progress(`${name}: round ${r + 1} of ${rounds}`);
+    relayRuns.push(...(await cpuRuns(() => pipeOnce(lib, backend, chunks), 1)));
+    if (native)
+      peerRuns.push(
+        ...(await cpuRuns(() => {
+          for (let k = 0; k < padded.length; k++) native.isValid(padded[k], lengths[k]);
+        }, 1)),
+      );
+  }
+  const perFrame = (runs) => ({
+    cpuSeconds: Math.round(mean(runs.map((x) => x.cpu)) * 1e4) / 1e4,
+    cpuRme: Math.round(rmeOf(runs.map((x) => x.cpu)) * 100) / 100,
+    bytesPerCpuSecond: f.stream.length / mean(runs.map((x) => x.cpu)),
+    cpuNanosecondsPerFrame: Math.round((mean(runs.map((x) => x.cpu)) / frames) * 1e9 * 10) / 10,
+    minorPageFaultsPerMiB: Math.round((mean(runs.map((x) => x.faults)) / (f.stream.length / MiB)) * 100) / 100,
+    frames,
+  });
+  const results = [
+    roundResult(
+      {
+        layer: 'relay',
+        op: 'in-process',
+        fixture: f.name,
+        backend: backend.name,
+        name,
+        impl: `pipeRelay (validate json, ${backend.name}), 64 KiB chunks in, a writable that counts`,
+      },
+      relayRuns.map((x) => x.wall),
+      f.stream.length,
+      perFrame(relayRuns),
+    ),
+  ];
+  if (native)
+    results.push(
+      roundResult(
+        {
+          layer: 'peer',
+          op: 'simdjson-each',
+          fixture: f.name,
+          backend: 'native',
+          name: `peer/simdjson-each/${f.name}`,
+          impl: `native simdjson ${native.version} (${native.kernel}): one parse a frame body, one reused parser`,
+        },
+        peerRuns.map((x) => x.wall),
+        f.stream.length,
+        perFrame(peerRuns),
+      ),
+    );
+  return results;
+}
+
+/**
+ * Runs the cases whose names pass `wanted`; `quick` runs fewer rounds.
+ * `native` is bench/lib/native.mjs's loadNative() answer, or null.
+ */
+export async function runConcurrentCases({ root, lib, native, quick, wanted, progress, seed = 0x636f6e63 }) {
+  const selected = FIXTURES.filter((f) => wanted(`relay/tcp-concurrent/${f.name}`) || (f.name === 'small' && wanted('relay/in-process/small')));
+  if (selected.length === 0) return { results: [], fixtures: [] };
+  progress('concurrent: building the streams');
+  const fixtures = selected.map((f, k) => ({ ...f, ...recordStream(createRng(seed + k), 8 * MiB, f.distinct, f.make) }));
+  const rounds = quick ? 2 : 5;
+  const results = [];
+  for (const f of fixtures) if (wanted(`relay/tcp-concurrent/${f.name}`)) results.push(...(await tcpConcurrentCase(root, f, rounds, progress)));
+  const small = fixtures.find((f) => f.name === 'small');
+  if (small && wanted('relay/in-process/small')) {
+    // The in-process case reads a 64 MiB stream of the same frames, as the CLI cases do.
+    const long = { ...small, ...recordStream(createRng(seed), 64 * MiB, small.distinct, small.make) };
+    results.push(...(await inProcessCase(lib, long, native?.native ? native : null, rounds, progress)));
+  }
+  return {
+    results,
+    fixtures: fixtures.map((f) => ({
+      name: `concurrent-${f.name}`,
+      kind: 'wire',
+      description: f.description,
+      bytes: f.stream.length,
+      records: f.records,
+    })),
+  };
+}
+
+/** The targets of these cases, as target specs (bench/lib/report.mjs judges them). */
+export function concurrentTargets() {
+  const specs = [];
+  for (const [f, target] of [
+    ['small', 0.6],
+    ['listing', 0.7],
+    ['blob', 0.8],
+  ]) {
+    specs.push({
+      group: "the TCP relay, 16 concurrent clients: a bare proxy's CPU a byte over the relay's",
+      fixture: f,
+      num: [`relay/tcp-concurrent/${f}`, 'mcp-frames'],
+      den: [`peer/tcp-proxy-concurrent/${f}`, 'node'],
+      target,
+      comparison: '>=',
+      metric: 'cpu',
+    });
+  }
+  specs.push({
+    group: "the relay in process on small frames within 2.5× native simdjson's CPU a frame (simdjson's CPU over the relay's ≥ 0.4)",
+    fixture: 'small',
+    num: ['relay/in-process/small', 'wasm-simd'],
+    den: ['peer/simdjson-each/small', 'native'],
+    target: 0.4,
+    comparison: '>=',
+    metric: 'cpu',
+  });
+  return specs;
+}
