@@ -31,6 +31,7 @@ export {
 } from './frame/endpoints.js';
 export { toMcpError } from './frame/mcp-error.js';
 export { EncodeError } from './contract/encode-rules.js';
+export type { EncodeIntoResult } from './contract/body-writer.js';
 export { MAX_DEPTH } from './contract/json-text.js';
 
 export {

@@ -264,7 +264,7 @@ describe("a codec's members", () => {
 
   test('every codec has the same members, in one order, and `backend` among them', () => {
     for (const codec of all) {
-      expect(Object.keys(codec)).toEqual(['endpoint', 'method', 'schema', 'encode', 'decode', 'tryDecode', 'validate', 'withBackend', 'backend']);
+      expect(Object.keys(codec)).toEqual(['endpoint', 'method', 'schema', 'encode', 'encodeInto', 'decode', 'tryDecode', 'validate', 'withBackend', 'backend']);
     }
   });
 

@@ -163,6 +163,30 @@ export function buildCases(fixtures, simdjson, native) {
       });
     }
 
+    // encodeInto: encode's work written into a buffer the caller keeps, as the stringify peer writes.
+    {
+      const target = new Uint8Array(Math.max(...V.map((v) => v.bytes.length)));
+      for (const b of pair) {
+        const c = codec.withBackend(b);
+        const next = cycle(V);
+        add({
+          layer: 'frame',
+          op: 'encodeInto',
+          fixture: f.name,
+          backend: b.name,
+          bytes: n,
+          impl: `${f.endpoint} codec.encodeInto on ${b.name}: encode's pass, then the frame copied into a buffer allocated once`,
+          check: () => {
+            for (const v of V) {
+              const { written } = c.encodeInto(v.frame, target);
+              sameBytes(target.subarray(0, written), v.bytes, 'encodeInto');
+            }
+          },
+          fn: () => (blackhole = c.encodeInto(next().frame, target)),
+        });
+      }
+    }
+
     relayCases(
       f.name,
       V.map((v) => v.relayChunk),

@@ -34,7 +34,7 @@ import {
   type SchemaFault,
 } from '../contract/schema.js';
 import { hasAlphabetRun, LONG_STRING, swapBase64Check } from '../contract/base64.js';
-import { writeFrame, writeJudged } from '../contract/body-writer.js';
+import { checkTarget, type EncodeIntoResult, writeFrame, writeFrameInto, writeJudged, writeJudgedInto } from '../contract/body-writer.js';
 import { planOf } from '../contract/write-plan.js';
 import { utf8Text } from '../contract/utf8-text.js';
 import { SHORT_TEXT, screenShortText } from '../contract/screen.js';
@@ -257,6 +257,23 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
     return resultPlan ? writeJudged(tag, body, resultPlan, refuseResult) : writeFrame(tag, body, refuseResult);
   }
 
+  function encodeInto(frame: Frame<R>, target: Uint8Array): EncodeIntoResult {
+    checkTarget(target);
+    let kind: unknown;
+    let body: unknown;
+    // Read once, as encode reads it.
+    try {
+      kind = frame?.kind;
+      if (kind === 'result') body = (frame as { result: unknown }).result;
+      else if (kind === 'error') body = (frame as { error: unknown }).error;
+    } catch (e) {
+      throw new EncodeError(REFUSAL.threw(e), [], { cause: e });
+    }
+    if (kind !== 'result' && kind !== 'error') throw new EncodeError("a frame's kind is 'result' or 'error'", []);
+    if (kind === 'error') return writeFrameInto(TAG_ERROR, body, refuseErrorObject, target);
+    return resultPlan ? writeJudgedInto(TAG_RESULT, body, resultPlan, refuseResult, target) : writeFrameInto(TAG_RESULT, body, refuseResult, target);
+  }
+
   /** Encode's verdicts on the value as written: the same judges as decode's. */
   function refuseResult(written: unknown): EncodeError | null {
     return refusal(judgeResult(written));
@@ -274,6 +291,7 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
     schema,
     ...others,
     encode,
+    encodeInto,
     decode(payload) {
       const frame = tryDecode(payload);
       if (frame instanceof FrameError) {
