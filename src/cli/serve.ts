@@ -25,6 +25,23 @@ import { UsageError } from './args.js';
 import { fsReason, type Io } from './io.js';
 import { Log, type LogLevel } from './log.js';
 
+/**
+ * The metrics module, loaded only when --metrics asks for it: it brings
+ * prom-client, an optional dependency, which a library user need not have.
+ * Without it, --metrics is a usage error that says what to install.
+ */
+export async function loadMetrics(): Promise<typeof import('./metrics.js')> {
+  try {
+    return await import('./metrics.js');
+  } catch (err) {
+    const e = err as { code?: unknown; message?: unknown };
+    if (e.code === 'ERR_MODULE_NOT_FOUND' && String(e.message).includes("'prom-client'")) {
+      throw new UsageError('relay: --metrics needs prom-client, an optional dependency that is not installed (npm install prom-client)', false);
+    }
+    throw err;
+  }
+}
+
 export interface ServeConfig {
   listen: Endpoint;
   upstream: Endpoint;
@@ -88,6 +105,8 @@ export function onSignals(first: (signal: NodeJS.Signals) => void): void {
 /** Runs the TCP relay in this process until signalled; resolves 0 once drained. */
 export async function serveTcp(config: ServeConfig, io: Io): Promise<number> {
   const log = new Log(io.log, config.logLevel);
+  // Before listening: without prom-client, nothing is opened.
+  const metricsModule = config.metrics ? await loadMetrics() : undefined;
   const server = relayServer(config, log);
   let port: number;
   try {
@@ -96,9 +115,8 @@ export async function serveTcp(config: ServeConfig, io: Io): Promise<number> {
     throw new UsageError(`relay: cannot listen on ${hostPort(config.listen)}: ${fsReason(err)}`, false);
   }
   let metrics: Awaited<ReturnType<typeof import('./metrics.js').serveMetrics>> | undefined;
-  if (config.metrics) {
-    // prom-client is loaded only when metrics are asked for.
-    const { relayRegistry, serveMetrics } = await import('./metrics.js');
+  if (config.metrics && metricsModule) {
+    const { relayRegistry, serveMetrics } = metricsModule;
     const registry = relayRegistry(() => server.stats);
     try {
       metrics = await serveMetrics(config.metrics, () => registry.metrics());
@@ -137,7 +155,7 @@ export async function serveWorker(config: ServeConfig, io: Io): Promise<number> 
 
   let registry: import('./metrics.js').Registry | undefined;
   if (config.metrics) {
-    const { relayRegistry } = await import('./metrics.js');
+    const { relayRegistry } = await loadMetrics();
     registry = relayRegistry(() => server.stats);
   }
 
