@@ -12,9 +12,7 @@ const lowest = fileURLToPath(new URL('./node_modules/mcp-sdk-lowest/dist/esm/', 
 
 export default defineConfig({
   resolve: {
-    alias: [
-      { find: /^@modelcontextprotocol\/sdk\/(.*)$/, replacement: `${lowest}$1` },
-    ],
+    alias: [{ find: /^@modelcontextprotocol\/sdk\/(.*)$/, replacement: `${lowest}$1` }],
   },
   test: {
     include: [
