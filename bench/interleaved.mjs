@@ -23,7 +23,9 @@
 // builds it (bench/lib/native.mjs), for documents only.
 
 import { deepStrictEqual, ok } from 'node:assert/strict';
-import { loadBackend, readResource } from '../dist/runtime/node.js';
+import { readResource } from '../dist/runtime/node.js';
+// The backends' own calls are internal: loaded where they are made, not through the entry.
+import { loadBackend } from '../dist/backend/disk.js';
 import { buildDocuments } from './lib/documents.mjs';
 import { buildFixtures, SEED } from './lib/fixtures.mjs';
 import { loadNative } from './lib/native.mjs';

@@ -7,7 +7,9 @@
 // value and its broken twins, never against another backend's answer.
 
 import { deepStrictEqual, strictEqual, ok } from 'node:assert/strict';
-import { loadBackend, listResources, readResource, createRelay, decodeStream, FrameError } from '../../dist/runtime/node.js';
+import { listResources, readResource, createRelay, decodeStream, FrameError } from '../../dist/runtime/node.js';
+// The backends' own calls are internal: loaded where they are made, not through the entry.
+import { loadBackend } from '../../dist/backend/disk.js';
 import { RelayState } from '../../dist/relay/relay.js';
 import { writeFrame } from '../../dist/contract/body-writer.js';
 import { judge, judgeError } from '../../dist/contract/schema.js';

@@ -143,7 +143,7 @@ const MAX_BUFFER = 2 ** 32;
  * V8's longest leaves room for that growth; an array this long is 128 MiB
  * of text at least, eight times the default frame limit.
  */
-export const MAX_ELEMENTS = 2 ** 26;
+const MAX_ELEMENTS = 2 ** 26;
 
 /** Member names up to this long, written one byte a character, take name()'s own loop; others go through string(). */
 const NAME_LENGTH = 64;

@@ -97,7 +97,7 @@ const show = (v: unknown): string => (typeof v === 'string' ? JSON.stringify(v) 
  * (scripts/gen-judges.mjs) computes the same string; test/schema-judge.test.ts
  * fails when the two disagree, since then no judge loads.
  */
-export function signature(node: ZodNode): string {
+function signature(node: ZodNode): string {
   const z = node._zod;
   // biome-ignore lint/suspicious/noExplicitAny: zod's defs differ by type; each member is read where its type has it.
   const d = z.def as Record<string, any>;
@@ -145,11 +145,8 @@ export function root(node: ZodNode, expected: string): ZodNode {
   return node;
 }
 
-/** Zod's object test: typeof 'object', not null, not an array. */
-export const isObject: (x: unknown) => boolean = util.isObject;
-
 /** Zod's record test. */
-export const isPlainObject: (x: unknown) => boolean = util.isPlainObject;
+const isPlainObject: (x: unknown) => boolean = util.isPlainObject;
 
 /** An object as JSON.parse makes one, with no member of its own: what plainObjects asks zod about. */
 const PLAIN = {};

@@ -17,7 +17,7 @@
 // JSON.parse then parses) in place of the backend's screen
 // (src/contract/screen.ts, screenShortText).
 
-import { type Backend, type BackendName, SCREENED } from '../backend/backend.js';
+import { type Backend, type BackendName, type PublicBackend, SCREENED } from '../backend/backend.js';
 import type { Fault } from '../wire/fault.js';
 import { checkBackend, defaultBackend } from '../backend/default.js';
 import { locate } from '../contract/locate.js';
@@ -43,8 +43,7 @@ import { EncodeError, REFUSAL } from '../contract/encode-rules.js';
 import { registerBuild } from './build.js';
 import { captureStack, FrameError, toFrameError } from './frame-error.js';
 
-export { toFrameError };
-export { buildFrame, type CodecChoice, codecFor, isCodec } from './build.js';
+export type { CodecChoice } from './build.js';
 import type { EndpointSpec, ErrorObject, Frame, FrameCodec } from './frame.js';
 
 export type { EndpointSpec, FrameCodec };
@@ -84,8 +83,9 @@ function schemaError(fault: SchemaFault, payload: Uint8Array): FrameError {
  * Makes the codec for an endpoint. With no backend, it uses the default
  * backend at each call (see src/backend/default.ts).
  */
-export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCodec<R> {
-  const use = backend ? () => backend : defaultBackend;
+export function defineCodec<R>(spec: EndpointSpec, backend?: PublicBackend): FrameCodec<R> {
+  const own = backend && checkBackend(backend, 'defineCodec');
+  const use = own ? () => own : defaultBackend;
   const { schema } = spec;
   // Resolved once: the compiled judges of this codec's result and of the error object.
   const resultNode = compiledJudge(schema);
@@ -307,7 +307,7 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
       return fault ? toFrameError(fault, payload) : null;
     },
     // Checked here, as setDefaultBackend checks: a name ('wasm') was taken, and every decode then threw.
-    withBackend: (other: Backend) => defineCodec<R>(spec, checkBackend(other, 'withBackend')),
+    withBackend: (other: PublicBackend) => defineCodec<R>(spec, checkBackend(other, 'withBackend')),
   } as FrameCodec<R>;
   USES.set(codec, use);
   Object.defineProperty(codec, 'backend', BACKEND_PROPERTY);

@@ -8,7 +8,7 @@
 // including a `data` of `null`, passes through as it came. Members that no
 // schema knows stay on the object too.
 
-import type { Backend, BackendName } from '../backend/backend.js';
+import type { BackendName, PublicBackend } from '../backend/backend.js';
 import type { EncodeIntoResult } from '../contract/body-writer.js';
 import type { Judge } from '../contract/schema.js';
 import type { FrameError } from './frame-error.js';
@@ -58,5 +58,5 @@ export interface FrameCodec<R> extends EndpointSpec {
   /** Tag and rule 4.1 only: builds no value. null when the bytes pass. */
   validate(payload: Uint8Array): FrameError | null;
   /** The same codec over another backend. */
-  withBackend(backend: Backend): FrameCodec<R>;
+  withBackend(backend: PublicBackend): FrameCodec<R>;
 }

@@ -51,7 +51,7 @@ const RECENT = 16;
  * than twice what recent lendings needed (and more than KEEP_BELOW) is let
  * go instead of kept, and the next lending makes a fresh, small one.
  */
-export class CorePool {
+class CorePool {
   private readonly free: CoreInstance[] = [];
   private leased = 0;
   /** A lease whose reader was dropped mid-record (never ended) is counted back when the reader is collected. */
