@@ -1453,10 +1453,10 @@ export function checkTarget(target: unknown): asserts target is Uint8Array {
  * writer's scratch buffer, checked and judged whole, and only then copied,
  * so a refusal or a target too short leaves `target` as it was.
  *
- * PERF NOTES: the other way to never write a partial frame is to measure
- * the frame first and write it straight into the target; measuring is a
- * second walk, which reads the caller's value twice (a getter may answer
- * differently) and costs about as much as the write it saves a copy of.
+ * The other way to never write a partial frame, measuring the frame first
+ * and then writing it straight into the target, is a second walk: it reads
+ * the caller's value twice, and a getter or a Proxy may answer the second
+ * read differently. The copy is what the one walk costs instead.
  */
 export function writeFrameInto(
   tag: number,
