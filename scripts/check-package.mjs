@@ -32,6 +32,14 @@ try {
     strict: true,
     pack: { tarball: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) },
   });
+  // Installing from the registry runs no script of the package's own: npm runs these at install.
+  const atInstall = ['preinstall', 'install', 'postinstall', 'prepare'].filter((name) => pkg.scripts?.[name] !== undefined);
+  if (atInstall.length) {
+    failed = true;
+    console.log(`install scripts: ${atInstall.join(', ')} would run at every install; build in prepack instead`);
+  } else {
+    console.log('install scripts: none');
+  }
   for (const message of messages) console.log(`publint ${message.type}: ${formatMessage(message, pkg)}`);
   if (messages.length) failed = true;
   else console.log('publint: no problems');

@@ -56,7 +56,13 @@ const ROOTS = [
   'GetPromptResultSchema',
   'CompleteResultSchema',
 ];
-const ERROR_ROOT = { name: 'ErrorObject', node: sdk.JSONRPCErrorResponseSchema.shape.error, expr: 'sdk.JSONRPCErrorResponseSchema.shape.error' };
+// The SDK's name for the error response since 1.25.0, else the one before it (src/contract/schema.ts reads it the same way), so
+// that the judges load, and find they drifted, under an SDK older than the one they were generated from.
+const ERROR_ROOT = {
+  name: 'ErrorObject',
+  node: sdk.JSONRPCErrorResponseSchema.shape.error,
+  expr: '(sdk.JSONRPCErrorResponseSchema ?? sdk.JSONRPCErrorSchema).shape.error',
+};
 
 /**
  * Refinements whose source the generator knows, by what they do. A

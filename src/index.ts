@@ -14,8 +14,10 @@
 
 export { TAG_RESULT, TAG_ERROR } from './wire/tags.js';
 export type { Frame, ErrorObject } from './frame/frame.js';
-export { FrameError, type FrameErrorReason } from './frame/frame-error.js';
-export { defineCodec, type FrameCodec, type EndpointSpec } from './frame/codec.js';
+export { FrameError, type FrameErrorJSON, type FrameErrorReason } from './frame/frame-error.js';
+export { defineCodec, type CodecChoice, type FrameCodec, type EndpointSpec } from './frame/codec.js';
+export type { Judge } from './contract/schema.js';
+export type { RecordInfo } from './exchange/sequence.js';
 export {
   listResources,
   readResource,
@@ -26,11 +28,19 @@ export {
   getPrompt,
   complete,
   ENDPOINTS,
-  UNSUPPORTED_RESULTS,
   endpointCodec,
+  type CallToolResult,
+  type CompleteResult,
+  type GetPromptResult,
+  type ListPromptsResult,
+  type ListResourcesResult,
+  type ListResourceTemplatesResult,
+  type ListToolsResult,
+  type ReadResourceResult,
 } from './frame/endpoints.js';
 export { toMcpError } from './frame/mcp-error.js';
 export { EncodeError } from './contract/encode-rules.js';
+export type { EncodeIntoResult } from './contract/body-writer.js';
 export { schemaJudges, type SchemaJudges } from './contract/schema.js';
 export { MAX_DEPTH } from './contract/json-text.js';
 
@@ -48,9 +58,8 @@ export { StreamDecoder, decodeStream, type StreamDecoderOptions } from './exchan
 export type { Outcome, StreamEnd, StreamEvent } from './exchange/outcome.js';
 export { isEnd } from './exchange/outcome.js';
 
-export type { Backend, BackendName } from './backend/backend.js';
-export { jsBackend } from './backend/js.js';
-export { defaultBackend, setDefaultBackend } from './backend/default.js';
+export type { PublicBackend as Backend, BackendName } from './backend/backend.js';
+export { setDefaultBackend } from './backend/default.js';
 export type { BodyRule } from './contract/rules.js';
 
 export { createDecoderStream } from './streams/decoder-stream.js';
@@ -65,5 +74,5 @@ export {
   type RelayStats,
   type ValidationLevel,
 } from './relay/relay.js';
-export { pipeRelay, type PipedRelay, type PipeEnd } from './relay/pipe.js';
+export { pipeRelay, type PipedRelay, type PipeEnd, type SinkFailed } from './relay/pipe.js';
 export type { RelayFault } from './relay/fault.js';

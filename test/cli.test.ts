@@ -389,7 +389,7 @@ describe('conformance', () => {
 });
 
 describe('help and version', () => {
-  for (const args of [[], ['help'], ['--help'], ['-h'], ['decode', '--help']]) {
+  for (const args of [['help'], ['--help'], ['-h']]) {
     it(`mcp-frames ${args.join(' ')}`.trimEnd(), () => {
       const r = run(args);
       expect(r.status).toBe(0);
@@ -405,6 +405,52 @@ describe('help and version', () => {
       ]) {
         expect(r.stdout).toContain(text);
       }
+    });
+  }
+
+  it('no command is bad usage: the short usage on stderr, nothing on stdout, status 2', () => {
+    const r = run([]);
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^mcp-frames: no command\nUsage:\n/);
+    for (const command of ['decode', 'inspect', 'relay', 'conformance']) expect(r.stderr).toContain(`mcp-frames ${command} `);
+    // Short: the command lines, not the flags' table or the exit statuses.
+    expect(r.stderr).not.toContain('Exit status');
+    expect(r.stderr.split('\n').length).toBeLessThan(16);
+  });
+
+  // Each command's help names exactly the flags its parser takes.
+  const FLAGS: Record<string, string[]> = {
+    decode: ['--endpoint', '--backend', '--hex'],
+    inspect: ['--endpoint', '--backend', '--json', '--max-frame-bytes', '--max-open-channels', '--max-held-bytes'],
+    relay: [
+      '--validate',
+      '--endpoint',
+      '--backend',
+      '--max-frame-bytes',
+      '--max-open-channels',
+      '--max-held-bytes',
+      '--listen',
+      '--upstream',
+      '--connect-timeout',
+      '--idle-timeout',
+      '--drain-timeout',
+      '--workers',
+      '--metrics',
+      '--log-level',
+    ],
+    conformance: ['--backend'],
+  };
+  const ALL_FLAGS = new Set(Object.values(FLAGS).flat());
+  for (const [command, flags] of Object.entries(FLAGS)) {
+    it(`mcp-frames ${command} --help prints that command's flags only, status 0`, () => {
+      const r = run([command, '--help']);
+      expect(r.status).toBe(0);
+      expect(r.stdout).toContain(`mcp-frames ${command} `);
+      const named = new Set(r.stdout.match(/--[a-z-]+/g)!.filter((f) => ALL_FLAGS.has(f)));
+      expect([...named].sort()).toEqual([...flags].sort());
+      for (const other of Object.keys(FLAGS)) if (other !== command) expect(r.stdout).not.toContain(`mcp-frames ${other} `);
+      expect(r.stdout).not.toContain('Exit status');
     });
   }
 

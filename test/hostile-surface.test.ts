@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { METRICS_MAX_CONNECTIONS, serveMetrics } from '../src/cli/metrics.js';
 import { BackendUnavailableError, createLoader } from '../src/backend/loader.js';
-import { backend, init, loadBackend, setDefaultBackend } from '../src/runtime/given.js';
+import { backend, init, loadBackend, setDefaultBackend } from '../src/runtime/core.js';
 import { defaultBackend } from '../src/backend/default.js';
 import { jsBackend } from '../src/backend/js.js';
 

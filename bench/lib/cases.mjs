@@ -7,7 +7,9 @@
 // value and its broken twins, never against another backend's answer.
 
 import { deepStrictEqual, strictEqual, ok } from 'node:assert/strict';
-import { loadBackend, listResources, readResource, createRelay, decodeStream, FrameError } from '../../dist/runtime/node.js';
+import { listResources, readResource, createRelay, decodeStream, FrameError } from '../../dist/runtime/node.js';
+// The backends' own calls are internal: loaded where they are made, not through the entry.
+import { loadBackend } from '../../dist/backend/builds.js';
 import { RelayState } from '../../dist/relay/relay.js';
 import { writeFrame } from '../../dist/contract/body-writer.js';
 import { judge, judgeError } from '../../dist/contract/schema.js';
@@ -161,6 +163,30 @@ export function buildCases(fixtures, simdjson, native) {
         },
         fn: () => (blackhole = c.encode(next().frame)),
       });
+    }
+
+    // encodeInto: encode's work written into a buffer the caller keeps, as the stringify peer writes.
+    {
+      const target = new Uint8Array(Math.max(...V.map((v) => v.bytes.length)));
+      for (const b of pair) {
+        const c = codec.withBackend(b);
+        const next = cycle(V);
+        add({
+          layer: 'frame',
+          op: 'encodeInto',
+          fixture: f.name,
+          backend: b.name,
+          bytes: n,
+          impl: `${f.endpoint} codec.encodeInto on ${b.name}: encode's pass, then the frame copied into a buffer allocated once`,
+          check: () => {
+            for (const v of V) {
+              const { written } = c.encodeInto(v.frame, target);
+              sameBytes(target.subarray(0, written), v.bytes, 'encodeInto');
+            }
+          },
+          fn: () => (blackhole = c.encodeInto(next().frame, target)),
+        });
+      }
     }
 
     relayCases(

@@ -259,6 +259,26 @@ export function captureCases(backends) {
           return x.c.encode(x.frame);
         },
       });
+      const target = new Uint8Array(Math.max(...f.items.map((x) => x.written.length)));
+      const nextInto = cycle(items);
+      add({
+        layer: 'frame',
+        op: 'encodeInto',
+        fixture: f.name,
+        backend: b.name,
+        bytes: f.writtenPerOp,
+        impl: `codec.encodeInto on ${b.name}, into a buffer allocated once, of the values of ${what}`,
+        check() {
+          for (const x of items) {
+            const { written } = x.c.encodeInto(x.frame, target);
+            deepStrictEqual(Buffer.from(target.subarray(0, written)), Buffer.from(x.written), "encodeInto: not JSON.stringify's bytes");
+          }
+        },
+        fn: () => {
+          const x = nextInto();
+          return x.c.encodeInto(x.frame, target);
+        },
+      });
     }
     const nextParse = cycle(f.items);
     add({

@@ -79,6 +79,8 @@ function targetSpecs(wasm) {
       [`peer/stringify-copy/${f}`, 'JSON.stringify'],
       1,
     );
+  for (const f of ENCODE_FIXTURES)
+    speedup('encodeInto ≥ 0.9× JSON.stringify + encodeInto', f, [`frame/encodeInto/${f}`, wasm], [`peer/stringify/${f}`, 'JSON.stringify'], 0.9);
   specs.push(...documentTargets(FRAME_FIXTURES));
   specs.push(...wireTargets(wasm));
   specs.push(...decodeTargets(wasm));

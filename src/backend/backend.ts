@@ -18,7 +18,16 @@ export type BackendName = 'js' | 'wasm-simd' | 'wasm-scalar';
 /** screenFrame's answer for a payload whose body JSON.parse may judge (src/contract/screen.ts). */
 export const SCREENED = 'screened';
 
-export interface Backend {
+/**
+ * A backend as a user holds one: made by loadBackend, handed to withBackend,
+ * createRelay, decodeStream and setDefaultBackend, which check that it is one.
+ * Its calls are the library's own, so none of them is part of the API.
+ */
+export interface PublicBackend {
+  readonly name: BackendName;
+}
+
+export interface Backend extends PublicBackend {
   readonly name: BackendName;
   /** Tag dispatch and rule 4.1 over a whole payload. null when both hold. */
   verifyFrame(payload: Uint8Array): Fault | null;

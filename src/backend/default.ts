@@ -13,7 +13,7 @@
 // throws there. And the runtime's `backend` (src/runtime/selection.ts)
 // follows each change, so it never names a backend that no longer serves.
 
-import type { Backend } from './backend.js';
+import type { Backend, PublicBackend } from './backend.js';
 import { jsBackend } from './js.js';
 
 let chosen: Backend = jsBackend;
@@ -47,10 +47,10 @@ export function checkBackend(backend: unknown, where: string): Backend {
 }
 
 /** Sets the default backend. Entry points call this once, at load. A TypeError when `backend` is not one. */
-export function setDefaultBackend(backend: Backend): void {
-  checkBackend(backend, 'setDefaultBackend');
-  chosen = backend;
-  for (const watch of watchers) watch(backend);
+export function setDefaultBackend(backend: PublicBackend): void {
+  const checked = checkBackend(backend, 'setDefaultBackend');
+  chosen = checked;
+  for (const watch of watchers) watch(checked);
 }
 
 /** Calls `watch` with each backend made the default from now on. */

@@ -17,7 +17,7 @@ import { TAG_ERROR, TAG_RESULT } from '../wire/tags.js';
 import { RecordReader } from '../records/reader.js';
 
 /** Tag dispatch, then the JSON text after the tag. */
-export function verifyFrame(payload: Uint8Array): Fault | null {
+function verifyFrame(payload: Uint8Array): Fault | null {
   if (payload.length === 0) return EMPTY_PAYLOAD;
   const tag = payload[0];
   if (tag !== TAG_RESULT && tag !== TAG_ERROR) return UNKNOWN_TAG;

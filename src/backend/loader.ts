@@ -30,7 +30,7 @@ export type BuildSource = (name: 'simd' | 'scalar') => BufferSource | WebAssembl
  * a Module made by another realm's WebAssembly. Module.exports() checks the
  * internal brand, which holds across realms.
  */
-export function isModule(x: unknown): x is WebAssembly.Module {
+function isModule(x: unknown): x is WebAssembly.Module {
   try {
     WebAssembly.Module.exports(x as WebAssembly.Module);
     return true;

@@ -62,7 +62,7 @@ import { DEFAULT_MAX_CONNECTIONS } from '../relay/tcp.js';
 import { UsageError } from './args.js';
 import { fsReason, type Io } from './io.js';
 import { Log } from './log.js';
-import { type FromWorker, hostPort, type ServeConfig, type ToWorker } from './serve.js';
+import { type FromWorker, hostPort, loadMetrics, type ServeConfig, type ToWorker } from './serve.js';
 
 const BACKOFF_FIRST_MS = 100;
 const BACKOFF_MAX_MS = 10_000;
@@ -287,7 +287,7 @@ export async function runPrimary(config: ServeConfig, io: Io): Promise<number> {
 
   let metrics: Awaited<ReturnType<typeof import('./metrics.js').serveMetrics>> | undefined;
   if (config.metrics) {
-    const m = await import('./metrics.js');
+    const m = await loadMetrics();
     const own = m.primaryRegistry({
       workers: () => slots.filter((s) => bySlot.has(s.worker)).length,
       restarts: () => restarts,

@@ -12,7 +12,7 @@
 import cluster from 'node:cluster';
 import { BoundedLines, drainedWithin, IoError, isDirectoryFd, LineWriter, OutputClosed, type Io } from './io.js';
 import { UsageError } from './args.js';
-import { usage, version } from './usage.js';
+import { type CommandName, commandUsage, shortUsage, usage, version } from './usage.js';
 
 /** Exit status for our own bug: EX_SOFTWARE from sysexits.h. */
 const EXIT_BUG = 70;
@@ -33,7 +33,12 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
 export async function main(argv: readonly string[], io: Io): Promise<number> {
   const [command, ...rest] = argv;
   try {
-    if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    // No command is a usage error like any other: a script that forgot its command learns it from the status.
+    if (command === undefined) {
+      io.err(`mcp-frames: no command\n${shortUsage()}`);
+      return 2;
+    }
+    if (command === 'help' || command === '--help' || command === '-h') {
       await io.out.line((await usage()).trimEnd());
       return 0;
     }
@@ -47,7 +52,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     }
     const status = await (await COMMANDS[command]())(rest, io);
     if (status === 'help') {
-      await io.out.line((await usage()).trimEnd());
+      await io.out.line((await commandUsage(command as CommandName)).trimEnd());
       return 0;
     }
     return status;

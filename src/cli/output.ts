@@ -100,11 +100,11 @@ function summarizeOutcome(o: Outcome): string {
 }
 
 /** "code -32601 Method not found": the server's code and message, as sent. */
-export function summarizeError(error: { code: unknown; message: unknown; data?: unknown }): string {
+function summarizeError(error: { code: unknown; message: unknown; data?: unknown }): string {
   return `code ${String(error.code)} ${clip(String(error.message))}${'data' in error ? ', with data' : ''}`;
 }
 
-export function summarizeFrameError(fault: FrameError): string {
+function summarizeFrameError(fault: FrameError): string {
   if (fault.reason === 'empty') return 'empty payload';
   if (fault.reason === 'unknown-tag') return `unknown-tag 0x${(fault.tag ?? 0).toString(16).padStart(2, '0')}`;
   return `body: ${fault.rule ?? 'rule'}${fault.offset !== undefined ? ` at offset ${fault.offset}` : ''}`;
@@ -120,7 +120,7 @@ const LISTS: readonly (readonly [member: string, one: string, many: string])[] =
 ];
 
 /** "3 resources, nextCursor c1", "2 contents (1 text, 1 blob, 4.2 KiB)", or a member count. */
-export function summarizeResult(result: unknown): string {
+function summarizeResult(result: unknown): string {
   if (result === null || typeof result !== 'object' || Array.isArray(result)) return typeof result;
   const r = result as Record<string, unknown>;
   let text: string | undefined;

@@ -36,6 +36,23 @@ import { UsageError } from './args.js';
 import { fsReason, type Io } from './io.js';
 import { Log, type LogLevel } from './log.js';
 
+/**
+ * The metrics module, loaded only when --metrics asks for it: it brings
+ * prom-client, an optional dependency, which a library user need not have.
+ * Without it, --metrics is a usage error that says what to install.
+ */
+export async function loadMetrics(): Promise<typeof import('./metrics.js')> {
+  try {
+    return await import('./metrics.js');
+  } catch (err) {
+    const e = err as { code?: unknown; message?: unknown };
+    if (e.code === 'ERR_MODULE_NOT_FOUND' && String(e.message).includes("'prom-client'")) {
+      throw new UsageError('relay: --metrics needs prom-client, an optional dependency that is not installed (npm install prom-client)', false);
+    }
+    throw err;
+  }
+}
+
 export interface ServeConfig {
   listen: Endpoint;
   upstream: Endpoint;
@@ -91,7 +108,7 @@ async function listenOn(server: TcpRelay, at: Endpoint): Promise<number> {
  * Calls `first` on the first SIGINT or SIGTERM; on the second, exits at
  * once with 128 + its number.
  */
-export function onSignals(first: (signal: NodeJS.Signals) => void): void {
+function onSignals(first: (signal: NodeJS.Signals) => void): void {
   let seen = false;
   const handle = (signal: NodeJS.Signals) => {
     if (seen) process.exit(128 + (os.constants.signals[signal] ?? 0));
@@ -105,6 +122,8 @@ export function onSignals(first: (signal: NodeJS.Signals) => void): void {
 /** Runs the TCP relay in this process until signalled; resolves 0 once drained. */
 export async function serveTcp(config: ServeConfig, io: Io): Promise<number> {
   const log = new Log(io.log, config.logLevel);
+  // Before listening: without prom-client, nothing is opened.
+  const metricsModule = config.metrics ? await loadMetrics() : undefined;
   const server = relayServer(config, log);
   let port: number;
   try {
@@ -113,9 +132,8 @@ export async function serveTcp(config: ServeConfig, io: Io): Promise<number> {
     throw new UsageError(`relay: cannot listen on ${hostPort(config.listen)}: ${fsReason(err)}`, false);
   }
   let metrics: Awaited<ReturnType<typeof import('./metrics.js').serveMetrics>> | undefined;
-  if (config.metrics) {
-    // prom-client is loaded only when metrics are asked for.
-    const { relayRegistry, serveMetrics } = await import('./metrics.js');
+  if (config.metrics && metricsModule) {
+    const { relayRegistry, serveMetrics } = metricsModule;
     const registry = relayRegistry(() => server.stats);
     try {
       metrics = await serveMetrics(config.metrics, () => registry.metrics());
@@ -156,7 +174,7 @@ export async function serveWorker(config: ServeConfig, io: Io): Promise<number> 
 
   let registry: import('./metrics.js').Registry | undefined;
   if (config.metrics) {
-    const { relayRegistry } = await import('./metrics.js');
+    const { relayRegistry } = await loadMetrics();
     registry = relayRegistry(() => server.stats);
   }
 

@@ -23,12 +23,32 @@ export function version(): string {
   return String((pkg as { version?: unknown }).version);
 }
 
-export async function usage(): Promise<string> {
-  const { ENDPOINTS } = await import('../frame/endpoints.js');
-  return `mcp-frames ${version()}: MCP channel responses as frames, sequences and records
-
-Usage:
+/** What each command line looks like: `mcp-frames` alone, or with a command it does not know, prints these. */
+const SYNOPSIS = `Usage:
   mcp-frames decode --endpoint NAME --hex [--backend B]
+  mcp-frames inspect --endpoint NAME [--backend B] [--json] [limits] [FILE|-]
+  mcp-frames relay [--validate json|full|none] [--endpoint NAME] [--backend B]
+                   [limits] [IN [OUT]]
+  mcp-frames relay --listen HOST:PORT --upstream HOST:PORT [same flags]
+  mcp-frames conformance [--backend B] [DIR]
+  mcp-frames help | --help | -h      all of the help (also: COMMAND --help)
+  mcp-frames --version               the package version`;
+
+/** The short usage: the command lines and where the rest is. */
+export function shortUsage(): string {
+  return `${SYNOPSIS}\n\nmcp-frames COMMAND --help says what a command does and which flags it takes.`;
+}
+
+export type CommandName = 'decode' | 'inspect' | 'relay' | 'conformance';
+
+/** The commands, in the order the full help gives them. */
+const COMMAND_NAMES: readonly CommandName[] = ['decode', 'inspect', 'relay', 'conformance'];
+
+/** A command's usage lines and what it does. */
+function commandText(name: CommandName): string {
+  switch (name) {
+    case 'decode':
+      return `  mcp-frames decode --endpoint NAME --hex [--backend B]
       Reads stdin: one payload per line, in hex. An empty line is the empty
       payload; a "\\r" before the "\\n" is ignored; a final newline does not
       add a line. Prints one JSON line per input line, in order:
@@ -37,18 +57,18 @@ Usage:
         {"kind":"frame-error","reason":...}    not a frame: empty, unknown-tag,
                                                or body (with rule and offset)
         {"kind":"input-error","line":N,...}    the line is not hex; decoding
-                                               goes on with the next line
-
-  mcp-frames inspect --endpoint NAME [--backend B] [--json] [--max-frame-bytes N]
+                                               goes on with the next line`;
+    case 'inspect':
+      return `  mcp-frames inspect --endpoint NAME [--backend B] [--json] [--max-frame-bytes N]
                      [--max-open-channels N] [--max-held-bytes N] [FILE|-]
       Reads a record stream from FILE, or from stdin when FILE is absent or
       "-", and prints each channel's outcome as soon as it is known, then
       how the stream ended: a table, or with --json one JSON line each:
         {"channel":n,"outcome":"result"|"error"|"frame-error"|"not-carried"
                               |"sequence-violation"|"incomplete",...}
-        {"end":"ok"}  or  {"end":"record-error","reason":...,"offset":n}
-
-  mcp-frames relay [--validate json|full|none] [--endpoint NAME] [--backend B]
+        {"end":"ok"}  or  {"end":"record-error","reason":...,"offset":n}`;
+    case 'relay':
+      return `  mcp-frames relay [--validate json|full|none] [--endpoint NAME] [--backend B]
                    [--max-frame-bytes N] [--max-open-channels N]
                    [--max-held-bytes N] [IN [OUT]]
   mcp-frames relay --listen HOST:PORT --upstream HOST:PORT [same flags]
@@ -87,28 +107,44 @@ Usage:
       A connection that goes nowhere for --client-idle-timeout (nothing in
       flight and no byte either way, or a client that takes nothing) is
       reset, and a line says so:
-        {"connection":n,"reason":"client-idle-timeout","afterMs":n}
-
-  mcp-frames conformance [--backend B] [DIR]
+        {"connection":n,"reason":"client-idle-timeout","afterMs":n}`;
+    case 'conformance':
+      return `  mcp-frames conformance [--backend B] [DIR]
       Answers the vectors in DIR/frames.json and DIR/streams.json, one line
       each, then "conformance (BACKEND): N/M vectors answered exactly".
       DIR defaults to the vectors this package ships (spec/vectors/ at the
-      package root: ${DEFAULT_VECTORS_DIR}).
+      package root: ${DEFAULT_VECTORS_DIR}).`;
+  }
+}
 
-  mcp-frames help | --help | -h      this text (also: COMMAND --help)
-  mcp-frames --version               the package version
+/** Each command's flags, in the order the flags' table gives them. */
+const COMMAND_FLAGS: Readonly<Record<CommandName, readonly string[]>> = {
+  decode: ['endpoint', 'backend', 'hex'],
+  inspect: ['endpoint', 'backend', 'json', 'limits'],
+  relay: ['endpoint', 'backend', 'limits', 'tcp'],
+  conformance: ['backend'],
+};
 
-Flags:
-  --endpoint NAME         the result every frame carries; one of:
-${wrap(Object.keys(ENDPOINTS).join(', '), 26)}
-  --backend B             who checks the bytes; one of:
+/** The flags' table, in groups a command takes whole. */
+async function flagText(group: string): Promise<string> {
+  switch (group) {
+    case 'endpoint': {
+      const { ENDPOINTS } = await import('../frame/endpoints.js');
+      return `  --endpoint NAME         the result every frame carries; one of:
+${wrap(Object.keys(ENDPOINTS).join(', '), 26)}`;
+    }
+    case 'backend':
+      return `  --backend B             who checks the bytes; one of:
 ${wrap(BACKEND_CHOICES.join(', '), 26)}
                           default auto: the WebAssembly core when it loads,
                           else js. wasm: the SIMD build when the host runs
-                          it, else the scalar one.
-  --hex                   the input format of decode (required; the only one)
-  --json                  inspect: JSON lines instead of a table
-  --max-frame-bytes N     the largest payload a response may declare, checked
+                          it, else the scalar one.`;
+    case 'hex':
+      return '  --hex                   the input format of decode (required; the only one)';
+    case 'json':
+      return '  --json                  inspect: JSON lines instead of a table';
+    case 'limits':
+      return `  --max-frame-bytes N     the largest payload a response may declare, checked
                           from the record header; default ${DEFAULT_MAX_FRAME_BYTES} (${size(DEFAULT_MAX_FRAME_BYTES)}),
                           from 0 up to ${U32_MAX} (2^32 - 1)
   --max-open-channels N   how many channels may be open at once (a response,
@@ -117,8 +153,9 @@ ${wrap(BACKEND_CHOICES.join(', '), 26)}
                           responses of open channels and the one being read;
                           default ${DEFAULT_MAX_HELD_BYTES} (${size(DEFAULT_MAX_HELD_BYTES)}), from 0 up to 2^53 - 1
   Limits are whole numbers in decimal; breaking one is a record error
-  (oversize, too-many-channels, held-limit) that stops the stream.
-  --connect-timeout S     relay --listen: seconds upstream may take to accept a
+  (oversize, too-many-channels, held-limit) that stops the stream.`;
+    default:
+      return `  --connect-timeout S     relay --listen: seconds upstream may take to accept a
                           connection; default ${DEFAULT_CONNECT_TIMEOUT_MS / 1000}, 0 for the system's own
   --idle-timeout S        relay --listen: seconds upstream may stay silent while
                           a channel is open or a record is partly received;
@@ -134,24 +171,61 @@ ${wrap(BACKEND_CHOICES.join(', '), 26)}
   --workers N|auto        relay --listen: worker processes sharing the port;
                           auto is one per core; default 1 (this process)
   --metrics HOST:PORT     relay --listen: serve GET /metrics there (Prometheus)
-  --log-level L           relay: error, warn (default) or info
+  --log-level L           relay: error, warn (default) or info`;
+  }
+}
 
-Exit status:
+const EXIT_STATUS = `Exit status:
   0  decode: every line was hex. inspect, relay: the stream ended ok.
      conformance: every vector answered exactly. help, --version.
      Also when the reader of stdout went away (EPIPE: \`| head\`).
   1  decode: some line was not hex (its input-error line was printed).
      inspect, relay: a record error stopped the stream.
      conformance: some vector was not answered exactly.
-  2  bad usage: an unknown command or flag, a flag's value given twice, a
-     missing or unknown --endpoint, decode without --hex, a bad limit, a
-     backend that is not available here, or an input that cannot be opened
-     or is a directory (stdin included). One line on stderr says which.
+  2  bad usage: no command, an unknown command or flag, a flag's value given
+     twice, a missing or unknown --endpoint, decode without --hex, a bad
+     limit, a backend that is not available here, or an input that cannot be
+     opened or is a directory (stdin included). One line on stderr says which.
   70 a bug in mcp-frames: an unexpected error, with its stack on stderr.
   74 a read or a write failed once the command had started (a full disk,
      an I/O error): one line on stderr names the file and the cause.
   A frame error, a not-carried exchange or a sequence violation is an
-  answer about the input, not a failure: it does not change the status.
+  answer about the input, not a failure: it does not change the status.`;
+
+const TITLE = () => `mcp-frames ${version()}: MCP channel responses as frames, sequences and records`;
+
+/** The whole help: every command, every flag, the exit statuses. */
+export async function usage(): Promise<string> {
+  const flags: string[] = [];
+  for (const group of ['endpoint', 'backend', 'hex', 'json', 'limits', 'tcp']) flags.push(await flagText(group));
+  return `${TITLE()}
+
+Usage:
+${COMMAND_NAMES.map(commandText).join('\n\n')}
+
+  mcp-frames help | --help | -h      this text (also: COMMAND --help)
+  mcp-frames --version               the package version
+
+Flags:
+${flags.join('\n')}
+
+${EXIT_STATUS}
+`;
+}
+
+/** One command's help: its command lines, what it does, and only the flags it takes. */
+export async function commandUsage(name: CommandName): Promise<string> {
+  const flags: string[] = [];
+  for (const group of COMMAND_FLAGS[name]) flags.push(await flagText(group));
+  return `${TITLE()}
+
+Usage:
+${commandText(name)}
+
+Flags:
+${flags.join('\n')}
+
+mcp-frames --help gives every command and the exit statuses.
 `;
 }
 

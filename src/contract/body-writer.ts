@@ -139,7 +139,7 @@ const MAX_BUFFER = 2 ** 32;
  * V8's longest leaves room for that growth; an array this long is 128 MiB
  * of text at least, eight times the default frame limit.
  */
-export const MAX_ELEMENTS = 2 ** 26;
+const MAX_ELEMENTS = 2 ** 26;
 
 /** Member names up to this long, written one byte a character, take name()'s own loop; others go through string(). */
 const NAME_LENGTH = 64;
@@ -1261,6 +1261,19 @@ class BodyWriter {
     return true;
   }
 
+  /**
+   * The frame's bytes copied into the caller's `target` when they fit there, and otherwise nothing written.
+   * Its length is read after the walk, since the value's own code (a getter, a toJSON) may have detached or
+   * shrunk its buffer meanwhile.
+   */
+  putInto(target: Uint8Array): EncodeIntoResult {
+    const n = this.pos;
+    if (lengthOf.call(target) < n) return { written: 0, needed: n };
+    if (n <= 32) for (let i = 0; i < n; i++) target[i] = this.buf[i]!;
+    else setBytes.call(target, new Uint8Array(this.bytes, 0, n));
+    return { written: n };
+  }
+
   /** The frame's bytes, copied out at exactly their length: into the slab when short. */
   take(): Uint8Array {
     const n = this.pos;
@@ -1340,6 +1353,84 @@ export function writeJudged(
       if (bad) w.refuseWith(bad);
     }
     return w.take();
+  } catch (e) {
+    throw w.failure(e);
+  } finally {
+    w.reset();
+  }
+}
+
+/**
+ * What encodeInto did: `written` bytes of the frame, from the target's
+ * start; or, when the target is shorter than the frame, `written` 0 and
+ * the `needed` length, with the target untouched.
+ */
+export interface EncodeIntoResult {
+  readonly written: number;
+  readonly needed?: number;
+}
+
+/** %TypedArray%.prototype's own accessors: a Uint8Array subclass or a Proxy cannot answer for them. */
+const typedArrayPrototype = protoOf(Uint8Array.prototype) as object;
+const typedArrayTag = Object.getOwnPropertyDescriptor(typedArrayPrototype, Symbol.toStringTag)!.get as (this: unknown) => string | undefined;
+const lengthOf = Object.getOwnPropertyDescriptor(typedArrayPrototype, 'length')!.get as (this: Uint8Array) => number;
+const setBytes = (typedArrayPrototype as { set: (this: Uint8Array, from: Uint8Array) => void }).set;
+
+/**
+ * Throws a TypeError unless `target` is a Uint8Array (a Buffer is one), as
+ * TextEncoder.encodeInto does: before the frame is read, so that nothing of
+ * the caller's value runs for a call that cannot succeed.
+ */
+export function checkTarget(target: unknown): asserts target is Uint8Array {
+  if (typedArrayTag.call(target) !== 'Uint8Array') throw new TypeError('encodeInto: the target is not a Uint8Array');
+}
+
+/**
+ * writeFrame into the caller's `target`. The frame is written in the
+ * writer's scratch buffer, checked and judged whole, and only then copied,
+ * so a refusal or a target too short leaves `target` as it was.
+ *
+ * The other way to never write a partial frame, measuring the frame first
+ * and then writing it straight into the target, is a second walk: it reads
+ * the caller's value twice, and a getter or a Proxy may answer the second
+ * read differently. The copy is what the one walk costs instead.
+ */
+export function writeFrameInto(
+  tag: number,
+  body: unknown,
+  judge: (written: unknown) => EncodeError | null,
+  target: Uint8Array,
+  limits = FRAME_LIMITS,
+): EncodeIntoResult {
+  const w = writerFor(limits);
+  try {
+    const bad = judge(w.frame(tag, body));
+    if (bad) w.refuseWith(bad);
+    return w.putInto(target);
+  } catch (e) {
+    throw w.failure(e);
+  } finally {
+    w.reset();
+  }
+}
+
+/** writeJudged into the caller's `target`, as writeFrameInto. */
+export function writeJudgedInto(
+  tag: number,
+  body: unknown,
+  plan: Plan,
+  judge: (written: unknown) => EncodeError | null,
+  target: Uint8Array,
+  limits = FRAME_LIMITS,
+): EncodeIntoResult {
+  const w = writerFor(limits);
+  try {
+    newJudgement();
+    if (!w.judgedFrame(tag, body, plan)) {
+      const bad = judge(JSON.parse(utf8Text(w.buf, 1, w.pos)));
+      if (bad) w.refuseWith(bad);
+    }
+    return w.putInto(target);
   } catch (e) {
     throw w.failure(e);
   } finally {

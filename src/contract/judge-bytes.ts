@@ -723,7 +723,7 @@ export function judgeBytes(node: JudgeNode, b: Uint8Array, start: number, end: n
  * 22 bytes of heap per byte of text (16 MiB of `[{},{},…]` built about 350
  * MiB), so a parse of an eighth keeps the walk within 3 times the body.
  */
-export function smallFor(size: number): number {
+function smallFor(size: number): number {
   return Math.min(SMALL, Math.max(256, size >> 3));
 }
 

@@ -118,11 +118,8 @@ export function root(node: ZodNode, expected: string): ZodNode {
   return node;
 }
 
-/** Zod's object test: typeof 'object', not null, not an array. */
-export const isObject: (x: unknown) => boolean = util.isObject;
-
 /** Zod's record test. */
-export const isPlainObject: (x: unknown) => boolean = util.isPlainObject;
+const isPlainObject: (x: unknown) => boolean = util.isPlainObject;
 
 /** An object as JSON.parse makes one, with no member of its own: what plainObjects asks zod about. */
 const PLAIN = {};

@@ -17,7 +17,7 @@ interface Common {
  * 'A' optional (an absent member is never an issue), 'B' required (an
  * absent member is one), 'C' defaulted (the schema judges `undefined`).
  */
-export type KeyMode = 'A' | 'B' | 'C';
+type KeyMode = 'A' | 'B' | 'C';
 
 export type JudgeNode =
   | (Common & { kind: 'island' | 'unknown' | 'base64' | 'assert-object' })

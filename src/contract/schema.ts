@@ -19,7 +19,7 @@
 // judged by its own safeParse, with zod's abortEarly, which keeps the
 // first issue and stops at the first that aborts.
 
-import { JSONRPCErrorResponseSchema } from '@modelcontextprotocol/sdk/types.js';
+import * as sdk from '@modelcontextprotocol/sdk/types.js';
 import type { BodyRule } from './rules.js';
 import { DRIFT, NODES, ROOTS } from './generated/judges.js';
 import { type Fault, finalize, newJudgement } from './judge-kit.js';
@@ -38,7 +38,9 @@ export interface SchemaFault {
 }
 
 /** The `error` member of the SDK's JSON-RPC error response: code, message, data. */
-export const ErrorObjectSchema = JSONRPCErrorResponseSchema.shape.error as unknown as Judge;
+// SDK 1.25.0 named it JSONRPCErrorResponseSchema and kept JSONRPCErrorSchema as an alias; earlier SDKs have only the alias's name.
+const errorResponse = (sdk as { JSONRPCErrorResponseSchema?: typeof sdk.JSONRPCErrorSchema }).JSONRPCErrorResponseSchema ?? sdk.JSONRPCErrorSchema;
+export const ErrorObjectSchema = errorResponse.shape.error as unknown as Judge;
 
 const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;

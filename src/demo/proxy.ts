@@ -30,7 +30,7 @@ import type { Frame } from '../frame/frame.js';
 import { encodeFinish, encodeResponseHeader } from '../records/record.js';
 
 /** The _meta member that carries the channel number from proxy to transport. */
-export const CHANNEL_META = 'mcp-frames.demo/channel';
+const CHANNEL_META = 'mcp-frames.demo/channel';
 
 /** A request line, as the demo's client sends it. */
 export interface ExchangeRequest {

@@ -26,9 +26,9 @@ import {
 /** MCP's code for a resource that does not exist (specification, "Resources: Error Handling"). */
 export const RESOURCE_NOT_FOUND = -32002;
 
-export const PAGE_SIZE = 50;
+const PAGE_SIZE = 50;
 export const LISTING_SIZE = 200;
-export const BLOB_BYTES = 4 * 1024 * 1024;
+const BLOB_BYTES = 4 * 1024 * 1024;
 
 /** The 4 MiB blob's bytes: a fixed pseudo-random sequence, so every run sends the same. */
 export function blobBytes(): Uint8Array {

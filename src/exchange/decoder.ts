@@ -15,7 +15,7 @@
 // outcomes it would give (a channel not carried whose response came, a
 // stream 'ok') would be false.
 
-import type { Backend } from '../backend/backend.js';
+import type { Backend, PublicBackend } from '../backend/backend.js';
 import { checkBackend, defaultBackend } from '../backend/default.js';
 import { resolveLimits, type StreamLimits } from '../records/limits.js';
 import type { RecordReader } from '../records/reader.js';
@@ -29,7 +29,7 @@ export interface StreamDecoderOptions<R> extends StreamLimits {
   /** The codec for every channel, or a function choosing one per channel. */
   endpoint: CodecChoice<R>;
   /** The backend that checks bytes; the default backend if left out. */
-  backend?: Backend;
+  backend?: PublicBackend;
   /** Told of every record as it is read, before its outcome: for metrics and logs. */
   onRecord?: (record: RecordInfo) => void;
 }
@@ -41,7 +41,9 @@ export class StreamDecoder<R = unknown> {
   private done = false;
   /** What a callback threw, once one has: the decoder stops there. */
   private broken: { error: unknown } | null = null;
-  readonly backend: Backend;
+  /** The backend that checks this stream's bytes. */
+  readonly backend: PublicBackend;
+  private readonly checks: Backend;
 
   constructor(options: StreamDecoderOptions<R>) {
     const limits = resolveLimits(options);
@@ -53,9 +55,10 @@ export class StreamDecoder<R = unknown> {
     if (options.onRecord !== undefined && typeof options.onRecord !== 'function') {
       throw new TypeError(`onRecord must be a function, not ${typeof options.onRecord}`);
     }
-    this.backend = options.backend == null ? defaultBackend() : checkBackend(options.backend, 'the backend option');
-    this.sequence = new ChannelSequence<R>(options.endpoint, this.backend, limits, (o) => this.events.push(o), options.onRecord);
-    this.reader = this.backend.createReader({ maxFrameBytes: limits.maxFrameBytes }, this.sequence);
+    this.checks = options.backend == null ? defaultBackend() : checkBackend(options.backend, 'the backend option');
+    this.backend = this.checks;
+    this.sequence = new ChannelSequence<R>(options.endpoint, this.checks, limits, (o) => this.events.push(o), options.onRecord);
+    this.reader = this.checks.createReader({ maxFrameBytes: limits.maxFrameBytes }, this.sequence);
   }
 
   /** Bytes of the stream taken in so far. */

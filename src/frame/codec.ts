@@ -17,7 +17,7 @@
 // JSON.parse then parses) in place of the backend's screen
 // (src/contract/screen.ts, screenShortText).
 
-import { type Backend, type BackendName, SCREENED } from '../backend/backend.js';
+import { type Backend, type BackendName, type PublicBackend, SCREENED } from '../backend/backend.js';
 import type { Fault } from '../wire/fault.js';
 import { checkBackend, defaultBackend } from '../backend/default.js';
 import { locate } from '../contract/locate.js';
@@ -34,7 +34,7 @@ import {
   type SchemaFault,
 } from '../contract/schema.js';
 import { hasAlphabetRun, LONG_STRING, swapBase64Check } from '../contract/base64.js';
-import { writeFrame, writeJudged } from '../contract/body-writer.js';
+import { checkTarget, type EncodeIntoResult, writeFrame, writeFrameInto, writeJudged, writeJudgedInto } from '../contract/body-writer.js';
 import { planOf } from '../contract/write-plan.js';
 import { utf8Text } from '../contract/utf8-text.js';
 import { SHORT_TEXT, screenShortText } from '../contract/screen.js';
@@ -43,8 +43,7 @@ import { EncodeError, REFUSAL } from '../contract/encode-rules.js';
 import { registerBuild } from './build.js';
 import { captureStack, FrameError, toFrameError } from './frame-error.js';
 
-export { toFrameError };
-export { buildFrame, type CodecChoice, codecFor, isCodec } from './build.js';
+export type { CodecChoice } from './build.js';
 import type { EndpointSpec, ErrorObject, Frame, FrameCodec } from './frame.js';
 
 export type { EndpointSpec, FrameCodec };
@@ -84,8 +83,9 @@ function schemaError(fault: SchemaFault, payload: Uint8Array): FrameError {
  * Makes the codec for an endpoint. With no backend, it uses the default
  * backend at each call (see src/backend/default.ts).
  */
-export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCodec<R> {
-  const use = backend ? () => backend : defaultBackend;
+export function defineCodec<R>(spec: EndpointSpec, backend?: PublicBackend): FrameCodec<R> {
+  const own = backend && checkBackend(backend, 'defineCodec');
+  const use = own ? () => own : defaultBackend;
   const { schema } = spec;
   // Resolved once: the compiled judges of this codec's result and of the error object.
   const resultNode = compiledJudge(schema);
@@ -255,6 +255,23 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
     return resultPlan ? writeJudged(tag, body, resultPlan, refuseResult) : writeFrame(tag, body, refuseResult);
   }
 
+  function encodeInto(frame: Frame<R>, target: Uint8Array): EncodeIntoResult {
+    checkTarget(target);
+    let kind: unknown;
+    let body: unknown;
+    // Read once, as encode reads it.
+    try {
+      kind = frame?.kind;
+      if (kind === 'result') body = (frame as { result: unknown }).result;
+      else if (kind === 'error') body = (frame as { error: unknown }).error;
+    } catch (e) {
+      throw new EncodeError(REFUSAL.threw(e), [], { cause: e });
+    }
+    if (kind !== 'result' && kind !== 'error') throw new EncodeError("a frame's kind is 'result' or 'error'", []);
+    if (kind === 'error') return writeFrameInto(TAG_ERROR, body, refuseErrorObject, target);
+    return resultPlan ? writeJudgedInto(TAG_RESULT, body, resultPlan, refuseResult, target) : writeFrameInto(TAG_RESULT, body, refuseResult, target);
+  }
+
   /** Encode's verdicts on the value as written: the same judges as decode's. */
   function refuseResult(written: unknown): EncodeError | null {
     return refusal(judgeResult(written));
@@ -272,6 +289,7 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
     schema,
     ...others,
     encode,
+    encodeInto,
     decode(payload) {
       const frame = tryDecode(payload);
       if (frame instanceof FrameError) {
@@ -287,7 +305,7 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: Backend): FrameCode
       return fault ? toFrameError(fault, payload) : null;
     },
     // Checked here, as setDefaultBackend checks: a name ('wasm') was taken, and every decode then threw.
-    withBackend: (other: Backend) => defineCodec<R>(spec, checkBackend(other, 'withBackend')),
+    withBackend: (other: PublicBackend) => defineCodec<R>(spec, checkBackend(other, 'withBackend')),
   } as FrameCodec<R>;
   USES.set(codec, use);
   Object.defineProperty(codec, 'backend', BACKEND_PROPERTY);

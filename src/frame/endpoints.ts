@@ -27,57 +27,70 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { defineCodec, type FrameCodec } from './codec.js';
 
+// Named in each codec's declared type, so that an editor and an error message print
+// `FrameCodec<ListResourcesResult>` rather than the SDK type's whole shape.
+export type {
+  CallToolResult,
+  CompleteResult,
+  GetPromptResult,
+  ListPromptsResult,
+  ListResourcesResult,
+  ListResourceTemplatesResult,
+  ListToolsResult,
+  ReadResourceResult,
+};
+
 /** resources/list: what resources a server offers. */
-export const listResources = defineCodec<ListResourcesResult>({
+export const listResources: FrameCodec<ListResourcesResult> = defineCodec<ListResourcesResult>({
   endpoint: 'list-resources',
   method: 'resources/list',
   schema: ListResourcesResultSchema,
 });
 
 /** resources/read: what reading a resource produced. */
-export const readResource = defineCodec<ReadResourceResult>({
+export const readResource: FrameCodec<ReadResourceResult> = defineCodec<ReadResourceResult>({
   endpoint: 'read-resource',
   method: 'resources/read',
   schema: ReadResourceResultSchema,
 });
 
 /** resources/templates/list */
-export const listResourceTemplates = defineCodec<ListResourceTemplatesResult>({
+export const listResourceTemplates: FrameCodec<ListResourceTemplatesResult> = defineCodec<ListResourceTemplatesResult>({
   endpoint: 'list-resource-templates',
   method: 'resources/templates/list',
   schema: ListResourceTemplatesResultSchema,
 });
 
 /** tools/list */
-export const listTools = defineCodec<ListToolsResult>({
+export const listTools: FrameCodec<ListToolsResult> = defineCodec<ListToolsResult>({
   endpoint: 'list-tools',
   method: 'tools/list',
   schema: ListToolsResultSchema,
 });
 
 /** tools/call */
-export const callTool = defineCodec<CallToolResult>({
+export const callTool: FrameCodec<CallToolResult> = defineCodec<CallToolResult>({
   endpoint: 'call-tool',
   method: 'tools/call',
   schema: CallToolResultSchema,
 });
 
 /** prompts/list */
-export const listPrompts = defineCodec<ListPromptsResult>({
+export const listPrompts: FrameCodec<ListPromptsResult> = defineCodec<ListPromptsResult>({
   endpoint: 'list-prompts',
   method: 'prompts/list',
   schema: ListPromptsResultSchema,
 });
 
 /** prompts/get */
-export const getPrompt = defineCodec<GetPromptResult>({
+export const getPrompt: FrameCodec<GetPromptResult> = defineCodec<GetPromptResult>({
   endpoint: 'get-prompt',
   method: 'prompts/get',
   schema: GetPromptResultSchema,
 });
 
 /** completion/complete */
-export const complete = defineCodec<CompleteResult>({
+export const complete: FrameCodec<CompleteResult> = defineCodec<CompleteResult>({
   endpoint: 'complete',
   method: 'completion/complete',
   schema: CompleteResultSchema,

@@ -8,7 +8,8 @@
 // including a `data` of `null`, passes through as it came. Members that no
 // schema knows stay on the object too.
 
-import type { Backend, BackendName } from '../backend/backend.js';
+import type { BackendName, PublicBackend } from '../backend/backend.js';
+import type { EncodeIntoResult } from '../contract/body-writer.js';
 import type { Judge } from '../contract/schema.js';
 import type { FrameError } from './frame-error.js';
 
@@ -43,6 +44,13 @@ export interface FrameCodec<R> extends EndpointSpec {
    * before transferring that buffer.
    */
   encode(frame: Frame<R>): Uint8Array;
+  /**
+   * encode, written into the caller's `target` from its start, as TextEncoder.encodeInto writes: returns
+   * `{ written }`, or `{ written: 0, needed }` with `target` untouched when the frame does not fit (never a part of
+   * a frame). Throws the EncodeError encode throws, writing nothing, and a TypeError when `target` is not a
+   * Uint8Array.
+   */
+  encodeInto(frame: Frame<R>, target: Uint8Array): EncodeIntoResult;
   /** The frame in `payload`, whole. Throws FrameError when it is not one. */
   decode(payload: Uint8Array): Frame<R>;
   /** As decode, but returns the FrameError instead of throwing it. */
@@ -50,5 +58,5 @@ export interface FrameCodec<R> extends EndpointSpec {
   /** Tag and rule 4.1 only: builds no value. null when the bytes pass. */
   validate(payload: Uint8Array): FrameError | null;
   /** The same codec over another backend. */
-  withBackend(backend: Backend): FrameCodec<R>;
+  withBackend(backend: PublicBackend): FrameCodec<R>;
 }

@@ -26,10 +26,9 @@
 // caller to catch it) and leave the relay half way through a chunk.
 
 import type { Readable, Writable } from 'node:stream';
-import { defaultBackend } from '../backend/default.js';
 import type { RecordFault } from '../records/record-error.js';
 import { SinkFailed, watchSink } from '../streams/node-sink.js';
-import { RelayState, type RelayOptions, type RelayStats } from './relay.js';
+import { backendOf, RelayState, type RelayOptions, type RelayStats } from './relay.js';
 
 /** How a piped relay ended. */
 export type PipeEnd =
@@ -74,7 +73,7 @@ export function pipeRelay(input: Readable, output: Writable, options: RelayOptio
   let finished = false;
   let full = false;
   // The relay first: it refuses bad options, and nothing is attached to the output before it has.
-  const state = new RelayState(options, options.backend ?? defaultBackend(), (bytes) => {
+  const state = new RelayState(options, backendOf(options), (bytes) => {
     const stats = state.stats;
     stats.chunksOut++;
     stats.bytesOut += bytes.length;

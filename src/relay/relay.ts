@@ -23,7 +23,7 @@
 // of 9-byte finishes, costs memory and queue slots in proportion to its
 // bytes, not to its chunks.
 
-import type { Backend } from '../backend/backend.js';
+import type { Backend, PublicBackend } from '../backend/backend.js';
 import { frameFault } from '../wire/fault.js';
 import { Status } from '../wire/status.js';
 import { checkBackend, defaultBackend } from '../backend/default.js';
@@ -48,7 +48,7 @@ export interface RelayOptions extends StreamLimits {
   /** The endpoint codec for 'full', one for all channels or chosen per channel. */
   endpoint?: CodecChoice<unknown>;
   /** The backend that checks bytes; the default backend if left out. */
-  backend?: Backend;
+  backend?: PublicBackend;
   /** Called once per fault, synchronously, in stream order. */
   onFault?: (fault: RelayFault) => void;
   /**
@@ -322,6 +322,11 @@ export function resolveRelayOptions(options: Omit<RelayOptions, 'onFault'>): { l
   }
   if (options.backend != null) checkBackend(options.backend, 'the backend option');
   return { limits, level };
+}
+
+/** The backend the options name, checked, or the default. */
+export function backendOf(options: { backend?: PublicBackend }): Backend {
+  return options.backend == null ? defaultBackend() : checkBackend(options.backend, 'the backend option');
 }
 
 /** The relay's state machine, apart from the streams around it. */
@@ -626,7 +631,7 @@ export function createRelay(options: RelayOptions = {}): Relay {
   if (!(highWaterMark >= 0) || !Number.isFinite(highWaterMark))
     throw new RangeError(`highWaterMark must be a finite number of bytes, not ${highWaterMark}`);
   const output = new OutputQueue(highWaterMark, MAX_QUEUED_CHUNKS);
-  const core = new RelayState(options, options.backend ?? defaultBackend(), (bytes) => output.enqueue(bytes));
+  const core = new RelayState(options, backendOf(options), (bytes) => output.enqueue(bytes));
   const stats = core.stats;
   const queue = output.stats;
 

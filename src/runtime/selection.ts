@@ -14,7 +14,7 @@
 // `backend` is an exported `let`: ES module bindings are live, so a caller
 // that imported it before `ready` settled reads the winner afterwards.
 
-import type { Backend, BackendName } from '../backend/backend.js';
+import type { Backend, BackendName, PublicBackend } from '../backend/backend.js';
 import { setDefaultBackend, watchDefaultBackend } from '../backend/default.js';
 import { jsBackend } from '../backend/js.js';
 import { BackendUnavailableError, createLoader, type BackendChoice, type BuildSource } from '../backend/loader.js';
@@ -87,6 +87,6 @@ export function useBuilds(source: BuildSource): BackendName {
  * 'wasm-simd', 'wasm-scalar', 'wasm' (the best of the two) or 'auto' (the
  * best, else 'js'). Throws BackendUnavailableError when it cannot be had.
  */
-export function loadBackend(choice: BackendChoice): Backend {
+export function loadBackend(choice: BackendChoice): PublicBackend {
   return loader(choice);
 }

@@ -8,8 +8,6 @@ import './node.js';
 
 export {
   createTcpRelay,
-  parseEndpoint,
-  upstreamError,
   DEFAULT_CLIENT_IDLE_TIMEOUT_MS,
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_DRAIN_TIMEOUT_MS,
@@ -29,4 +27,5 @@ export {
   type UpstreamFailure,
   type UpstreamFault,
 } from '../relay/tcp.js';
-export { VALIDATION_BUCKETS } from '../relay/relay.js';
+// Every type of the main entry, since its options and stats are made of them (its values stay the main entry's).
+export type * from '../index.js';

@@ -71,6 +71,10 @@ import {
 } from './workerd.js';
 
 /** What the Worker reports: the relay's faults, and its upstream connection's own failures. */
+// Every type of the main entry, since its options and stats are made of them (its values stay the main entry's).
+export type * from '../index.js';
+export type { Endpoint };
+
 export type WorkerFault =
   | RelayFault
   | { reason: 'upstream-error'; cause: 'error'; message: string }
@@ -108,7 +112,7 @@ export interface WorkerEnv {
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
 /** The most a WebSocket client's messages may wait for upstream in the Worker (see the head of this file). */
-export const CLIENT_QUEUE_BYTES = 1 << 20;
+const CLIENT_QUEUE_BYTES = 1 << 20;
 /** A WebSocket close reason is at most 123 bytes of UTF-8. */
 const MAX_REASON_BYTES = 123;
 
@@ -366,7 +370,7 @@ export async function relayRequest(request: Request, options: WorkerRelayOptions
 }
 
 /** The Worker's options from its environment; throws a RangeError naming a bad variable. */
-export function optionsFromEnv(env: WorkerEnv): WorkerRelayOptions {
+function optionsFromEnv(env: WorkerEnv): WorkerRelayOptions {
   if (!env.UPSTREAM) throw new RangeError('UPSTREAM is not set: give HOST:PORT of the upstream record stream in [vars]');
   const validate = (env.VALIDATE ?? 'json') as ValidationLevel;
   if (!VALIDATION_LEVELS.includes(validate)) throw new RangeError(`VALIDATE must be one of ${VALIDATION_LEVELS.join(', ')}, not '${env.VALIDATE}'`);

@@ -130,7 +130,7 @@ function checks(chromium) {
     {
       kind: 'runtime',
       name: 'edge-runtime',
-      entry: 'dist/runtime/given.js',
+      entry: 'dist/runtime/core.js',
       run: async (vectors) => runEdge(root, vectors),
     },
     {

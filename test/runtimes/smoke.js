@@ -37,13 +37,15 @@ export async function runSmoke(lib, vectors) {
   };
 
   const readyName = await lib.ready;
-  const auto = lib.defaultBackend();
-  check(readyName === auto.name, `ready resolved '${readyName}' but the default backend is '${auto.name}'`);
-  check(lib.backend === auto.name, `backend reads '${lib.backend}' but the default backend is '${auto.name}'`);
-  check(lib.jsBackend.name === 'js', `jsBackend is named '${lib.jsBackend.name}'`);
-  // loadBackend is on every entry, made from that host's own builds.
-  check(typeof lib.loadBackend === 'function' && lib.loadBackend('js') === lib.jsBackend, 'loadBackend is missing or does not give the js backend');
-  check(lib.loadBackend?.('auto').name === auto.name, `loadBackend('auto') is not the default backend '${auto.name}'`);
+  // loadBackend is on every entry, made from that host's own builds: the one way to pick a backend.
+  check(typeof lib.loadBackend === 'function', 'loadBackend is missing');
+  const auto = lib.loadBackend('auto');
+  const js = lib.loadBackend('js');
+  check(readyName === auto.name, `ready resolved '${readyName}' but loadBackend('auto') is '${auto.name}'`);
+  check(lib.backend === auto.name, `backend reads '${lib.backend}' but loadBackend('auto') is '${auto.name}'`);
+  check(js.name === 'js', `loadBackend('js') is named '${js.name}'`);
+  check(lib.listResources.backend === auto.name, `a codec's backend reads '${lib.listResources.backend}', not '${auto.name}'`);
+  for (const internal of ['jsBackend', 'defaultBackend', 'UNSUPPORTED_RESULTS']) check(!(internal in lib), `the entry exports ${internal}`);
   for (const name of ['wasm-simd', 'wasm-scalar']) {
     let got;
     try {
@@ -56,7 +58,7 @@ export async function runSmoke(lib, vectors) {
 
   for (const [label, backend] of [
     ['auto', auto],
-    ['js', lib.jsBackend],
+    ['js', js],
   ]) {
     for (const v of vectors.frames) {
       const where = `${label} frames.json '${v.name}'`;
@@ -97,7 +99,7 @@ export async function runSmoke(lib, vectors) {
   check(lib.schemaJudges === 'compiled', `schemaJudges is '${lib.schemaJudges}', not 'compiled': schema checks fell back to the SDK's own`);
   for (const [label, backend] of [
     ['auto', auto],
-    ['js', lib.jsBackend],
+    ['js', js],
   ]) {
     try {
       await relayFullWithoutZod(lib, vectors, backend, label, check);

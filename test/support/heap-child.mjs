@@ -158,7 +158,7 @@ w.put(tag === 0 ? '\u0000' : '\u0001');
 write(w, 64);
 const payload = w.done();
 
-const backend = config.backend === 'js' ? lib.jsBackend : await lib.loadBackend(config.backend);
+const backend = lib.loadBackend(config.backend);
 const codec = lib.endpointCodec ? lib.endpointCodec(endpoint) : lib.ENDPOINTS[endpoint];
 const typed = codec.withBackend(backend);
 
