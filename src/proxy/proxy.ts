@@ -34,6 +34,7 @@ import { codecOfMethod, type ExchangeRequest, isRefusal, readRequestLine } from 
 import { openUpstream, type ServerEnd, type ServerSpec, type Upstream } from './upstream.js';
 
 export const DEFAULT_EXCHANGE_TIMEOUT_MS = 60_000;
+export const DEFAULT_INITIALIZE_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_LINE_BYTES = 1024 * 1024;
 /** The longest server message read: a frame at the default limit, and room for its envelope. */
 export const DEFAULT_MAX_MESSAGE_BYTES = DEFAULT_MAX_FRAME_BYTES + 64 * 1024;
@@ -90,6 +91,8 @@ export interface ProxyOptions {
   server: ServerSpec;
   /** Milliseconds an exchange may take, from its line to its answer; 0 for none. Default 60 s. */
   exchangeTimeoutMs?: number;
+  /** Milliseconds a server may take to answer initialize before it is stopped and started again; 0 for none. Default 30 s. */
+  initializeTimeoutMs?: number;
   /** Who judges the frames (default: the package's default backend). */
   backend?: Backend;
   /** The longest request line a client may send, in bytes; a longer one closes its connection. */
@@ -169,6 +172,7 @@ function newStats(): ProxyStats {
 /** Starts the server and a TCP server for clients. */
 export function createProxy(options: ProxyOptions): McpProxy {
   const timeoutMs = options.exchangeTimeoutMs ?? DEFAULT_EXCHANGE_TIMEOUT_MS;
+  const initTimeoutMs = options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS;
   const maxLine = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const maxMessage = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const backoff = options.restartDelayMs ?? { first: 100, max: 10_000 };
@@ -230,12 +234,12 @@ export function createProxy(options: ProxyOptions): McpProxy {
       }),
     );
     // A server that never answers initialize is a server that failed.
-    if (timeoutMs > 0) {
+    if (initTimeoutMs > 0) {
       initTimer = setTimeout(() => {
         if (upstream !== current || serverReady) return;
-        fault({ reason: 'server-init-failed', message: `no initialize result within ${timeoutMs} ms` }, null);
+        fault({ reason: 'server-init-failed', message: `no initialize result within ${initTimeoutMs} ms` }, null);
         replaceServer();
-      }, timeoutMs);
+      }, initTimeoutMs);
     }
   }
 

@@ -10,7 +10,7 @@ export interface Answer {
 }
 
 export class ProxyClient {
-  private buffered = Buffer.alloc(0);
+  private buffered: Buffer = Buffer.alloc(0);
   private readonly responses = new Map<number, Uint8Array>();
   private readonly waiting = new Map<number, (a: Answer) => void>();
   /** Every exchange ended on this connection, in the order the finishes came. */

@@ -29,7 +29,8 @@ createInterface({ input: process.stdin }).on('line', (line) => {
     cancelled.push(m.params.requestId);
     return;
   }
-  if (m.id !== undefined && m.method === undefined) {
+  if (m.id === undefined) return; // other notifications: nothing to answer
+  if (m.method === undefined) {
     // The proxy's reply to a request of ours.
     const pending = asked.get(m.id);
     asked.delete(m.id);
