@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { BACKEND_CHOICES } from '../backend/disk.js';
 import { DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_HELD_BYTES, DEFAULT_MAX_OPEN_CHANNELS } from '../records/limits.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS } from '../relay/tcp.js';
+import { DEFAULT_EXCHANGE_TIMEOUT_MS } from '../proxy/proxy.js';
 import { U32_MAX } from '../records/record.js';
 import { DEFAULT_VECTORS_DIR } from './vectors-dir.js';
 import { size } from './output.js';
@@ -73,6 +74,23 @@ Usage:
          "unreachable"|"dns"|"timeout"|"error","code":...,"message":...}
         {"connection":n,"reason":"upstream-timeout","phase":"connect"|"idle",
          "afterMs":n}
+
+  mcp-frames proxy --listen HOST:PORT [--exchange-timeout S] [--drain-timeout S]
+                   [--metrics HOST:PORT] [--log-level L] [--backend B]
+                   (-- COMMAND [ARGS...] | --server-url URL)
+      Runs COMMAND as a stdio MCP server, or reaches the Streamable HTTP
+      server at URL, initializes it once, and serves TCP clients. A client
+      sends one JSON line per exchange:
+        {"channel":N,"method":"resources/read","params":{...}}
+      (method: one of the eight endpoints' methods) and gets that channel's
+      response record, then its finish. The frame is the server's result or
+      error member byte for byte as the server wrote it. An exchange is not
+      carried (its finish alone, and a fault line naming the cause) when the
+      answer breaks the wire rules, the server ends (it is started again
+      after a backoff), --exchange-timeout passes (default ${DEFAULT_EXCHANGE_TIMEOUT_MS / 1000}; the
+      server is sent notifications/cancelled), or the proxy drains. Refused
+      lines are reported. Prints {"listening":...} on stderr; log lines,
+      --metrics and the drain on SIGTERM are the relay's.
 
   mcp-frames conformance [--backend B] [DIR]
       Answers the vectors in DIR/frames.json and DIR/streams.json, one line
