@@ -4,6 +4,7 @@ import { describeProbe } from './cpus.mjs';
 import { CAPTURES, decodeSpeedTargets, decodeTargets, judgeSpeedTarget } from './decode-specs.mjs';
 import { documentTable, documentTargets } from './documents.mjs';
 import { scaleTargets } from './scale.mjs';
+import { proxyTargets } from './proxy.mjs';
 import { limitSpecs, renderLimits } from './limits.mjs';
 import { FAULT_US, warmFor } from './paired.mjs';
 import { renderWire, wireTargets } from './wire.mjs';
@@ -67,6 +68,7 @@ function targetSpecs(wasm) {
   specs.push(...wireTargets(wasm));
   specs.push(...decodeTargets(wasm));
   specs.push(...scaleTargets());
+  specs.push(...proxyTargets());
   return specs;
 }
 
