@@ -344,6 +344,22 @@ describe('proxy: every exchange ends', () => {
     expect(proxy.stats.refusedLines).toBe(4);
   });
 
+  it('holds at most maxInFlightPerConnection exchanges of a connection: a line past it gets its finish alone', async () => {
+    const { proxy, port, faults } = await start({ server: scripted(), maxInFlightPerConnection: 2 });
+    const client = await connect(port);
+    client.exchange(1, 'resources/read', { uri: 'scripted://hang' });
+    client.exchange(2, 'resources/read', { uri: 'scripted://hang' });
+    const third = await client.exchange(3, 'resources/read', { uri: 'scripted://spelled' });
+    expect(third.payload).toBeNull();
+    expect(proxy.stats.inFlight).toBe(2);
+    expect(faults).toEqual([
+      { connection: 1, fault: expect.objectContaining({ reason: 'bad-line', refused: 'too-many-in-flight', channel: 3, limit: 2 }) },
+    ]);
+    // Another connection has its own count.
+    const other = await connect(port);
+    expect((await other.exchange(3, 'resources/read', { uri: 'scripted://spelled' })).payload![0]).toBe(0);
+  });
+
   it('closes a connection whose line passes the limit, before holding it whole', async () => {
     const { proxy, port, faults } = await start({ server: scripted(), maxLineBytes: 1024 });
     const client = await connect(port);

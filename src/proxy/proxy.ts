@@ -28,7 +28,7 @@ import net from 'node:net';
 import type { Backend } from '../backend/backend.js';
 import type { FrameCodec } from '../frame/frame.js';
 import { encodeFinish, encodeResponseHeader, HEADER_SIZE } from '../records/record.js';
-import { DEFAULT_MAX_FRAME_BYTES } from '../records/limits.js';
+import { DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_OPEN_CHANNELS } from '../records/limits.js';
 import { type Envelope, isEnvelopeFault, parseSpan, readEnvelope, type Span } from './message.js';
 import { codecOfMethod, type ExchangeRequest, isRefusal, readRequestLine } from './request-line.js';
 import { openUpstream, type ServerEnd, type ServerSpec, type Upstream } from './upstream.js';
@@ -57,7 +57,7 @@ export const NOT_CARRIED_CAUSES: readonly NotCarriedCause[] = [
 /** What the proxy reports: one per exchange not carried, line refused, or server event. */
 export type ProxyFault =
   | { reason: 'not-carried'; cause: NotCarriedCause; channel: number; method?: string; message?: string; rule?: string; offset?: number }
-  | { reason: 'bad-line'; refused: string; message: string; channel?: number; method?: string }
+  | { reason: 'bad-line'; refused: string; message: string; channel?: number; method?: string; limit?: number }
   | { reason: 'channel-in-flight'; channel: number; method: string }
   | { reason: 'line-too-long'; limit: number }
   | ({ reason: 'server-ended'; inFlight: number; restartInMs: number | null } & ServerEnd)
@@ -95,6 +95,8 @@ export interface ProxyOptions {
   initializeTimeoutMs?: number;
   /** Who judges the frames (default: the package's default backend). */
   backend?: Backend;
+  /** The most exchanges one connection may have in flight; a line past it gets its finish alone. Default 4096. */
+  maxInFlightPerConnection?: number;
   /** The longest request line a client may send, in bytes; a longer one closes its connection. */
   maxLineBytes?: number;
   /** The longest message read from the server, in bytes; a longer one ends the server. */
@@ -173,6 +175,7 @@ function newStats(): ProxyStats {
 export function createProxy(options: ProxyOptions): McpProxy {
   const timeoutMs = options.exchangeTimeoutMs ?? DEFAULT_EXCHANGE_TIMEOUT_MS;
   const initTimeoutMs = options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS;
+  const maxInFlight = options.maxInFlightPerConnection ?? DEFAULT_MAX_OPEN_CHANNELS;
   const maxLine = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const maxMessage = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const backoff = options.restartDelayMs ?? { first: 100, max: 10_000 };
@@ -441,6 +444,23 @@ export function createProxy(options: ProxyOptions): McpProxy {
       // A finish now would end the exchange already on the channel; that one is still answered.
       stats.refusedLines++;
       fault({ reason: 'channel-in-flight', channel: request.channel, method: request.method }, connection.id);
+      return;
+    }
+    if (connection.exchanges.size >= maxInFlight) {
+      // Checked before anything is kept for the exchange: a client cannot make the proxy hold more.
+      stats.refusedLines++;
+      fault(
+        {
+          reason: 'bad-line',
+          refused: 'too-many-in-flight',
+          message: `at most ${maxInFlight} exchanges in flight on a connection`,
+          channel: request.channel,
+          method: request.method,
+          limit: maxInFlight,
+        },
+        connection.id,
+      );
+      write(connection, encodeFinish(request.channel));
       return;
     }
     start(connection, request);
