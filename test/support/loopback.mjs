@@ -4,14 +4,21 @@
 import net from 'node:net';
 
 const listen = net.Server.prototype.listen;
-net.Server.prototype.listen = function (...args) {
+/** @this {net.Server} @param {...any} args */
+function loopbackListen(...args) {
   if (typeof args[0] === 'number' || typeof args[0] === 'string') {
     const port = Number(args[0]);
     const done = args.find((a) => typeof a === 'function');
-    return listen.call(this, port, '127.0.0.1', () => {
-      process.stderr.write(`loopback-port ${this.address().port}\n`);
-      done?.();
-    });
+    return Reflect.apply(listen, this, [
+      port,
+      '127.0.0.1',
+      () => {
+        const address = /** @type {net.AddressInfo} */ (this.address());
+        process.stderr.write(`loopback-port ${address.port}\n`);
+        done?.();
+      },
+    ]);
   }
-  return listen.apply(this, args);
-};
+  return Reflect.apply(listen, this, args);
+}
+net.Server.prototype.listen = /** @type {any} */ (loopbackListen);

@@ -15,4 +15,4 @@ child.stdout.on('data', (chunk) => {
   process.stdout.write(chunk);
 });
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
-for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => child.kill(signal));
+for (const signal of /** @type {const} */ (['SIGTERM', 'SIGINT'])) process.on(signal, () => child.kill(signal));
