@@ -157,6 +157,27 @@ describe('proxy: server-everything over stdio', () => {
   });
 });
 
+/** server-everything in its Streamable HTTP mode, bound to loopback by a preload; resolves with its process and URL. */
+async function everythingHttp(): Promise<{ child: ChildProcess; url: string }> {
+  const child: ChildProcess = spawn(node, ['--import', join(SUPPORT, 'loopback.mjs'), EVERYTHING, 'streamableHttp'], {
+    env: { ...process.env, PORT: '0' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  cleanups.push(() => {
+    child.kill();
+  });
+  const httpPort = await new Promise<number>((resolve, reject) => {
+    let err = '';
+    child.stderr!.on('data', (c: Buffer) => {
+      err += c.toString();
+      const m = /loopback-port (\d+)/.exec(err);
+      if (m) resolve(Number(m[1]));
+    });
+    child.on('exit', () => reject(new Error(`server-everything exited: ${err}`)));
+  });
+  return { child, url: `http://127.0.0.1:${httpPort}/mcp` };
+}
+
 describe('proxy: the other servers from npm', () => {
   it('server-filesystem: tools answered as written, and -32601 passes through', async () => {
     const dir = tempDir();
@@ -197,23 +218,8 @@ describe('proxy: the other servers from npm', () => {
   });
 
   it('server-everything over Streamable HTTP: frames equal to the stdio capture of the same answers', async () => {
-    const child: ChildProcess = spawn(node, ['--import', join(SUPPORT, 'loopback.mjs'), EVERYTHING, 'streamableHttp'], {
-      env: { ...process.env, PORT: '0' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    cleanups.push(() => {
-      child.kill();
-    });
-    const httpPort = await new Promise<number>((resolve, reject) => {
-      let err = '';
-      child.stderr!.on('data', (c: Buffer) => {
-        err += c.toString();
-        const m = /loopback-port (\d+)/.exec(err);
-        if (m) resolve(Number(m[1]));
-      });
-      child.on('exit', () => reject(new Error(`server-everything exited: ${err}`)));
-    });
-    const { proxy, port, faults } = await start({ server: { url: `http://127.0.0.1:${httpPort}/mcp` } });
+    const { url } = await everythingHttp();
+    const { proxy, port, faults } = await start({ server: { url } });
     const client = await connect(port);
     const answers = await Promise.all([
       client.exchange(1, 'resources/list', {}),
@@ -237,6 +243,20 @@ describe('proxy: the other servers from npm', () => {
 });
 
 describe('proxy: every exchange ends', () => {
+  it('a Streamable HTTP server that goes away: the exchange in flight is not carried, and the session is started again', async () => {
+    const { child, url } = await everythingHttp();
+    const { proxy, port, faults } = await start({ server: { url }, restartDelayMs: { first: 10, max: 100 } });
+    await proxy.ready;
+    const client = await connect(port);
+    const long = client.exchange(1, 'tools/call', { name: 'longRunningOperation', arguments: { duration: 30, steps: 3 } });
+    await new Promise((r) => setTimeout(r, 300));
+    child.kill('SIGKILL');
+    expect((await long).payload).toBeNull();
+    expect(faults.find((f) => f.fault.reason === 'server-ended')?.fault).toMatchObject({ cause: 'unreachable', inFlight: 1 });
+    expect(faults.find((f) => f.fault.reason === 'not-carried')?.fault).toMatchObject({ cause: 'server-ended', channel: 1 });
+    expect(proxy.stats.serverRestarts).toBeGreaterThanOrEqual(1);
+  });
+
   const scripted = (): ServerSpec => ({ command: node, args: [join(SUPPORT, 'scripted-server.mjs')] });
 
   it('keeps number spellings, escapes, key order and unknown members as the server wrote them', async () => {
