@@ -88,6 +88,33 @@ describe('mcp-frames proxy', () => {
     expect(await relay.exited).toBe(0);
   });
 
+  it('--server-url: reaches server-everything in its Streamable HTTP mode', async () => {
+    const server = spawn(process.execPath, ['--import', path.join(import.meta.dirname, 'support', 'loopback.mjs'), EVERYTHING, 'streamableHttp'], {
+      env: { ...process.env, PORT: '0' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    cleanup.push(() => server.kill());
+    const httpPort = await new Promise<number>((resolve) => {
+      let err = '';
+      server.stderr!.on('data', (c: Buffer) => {
+        err += c.toString();
+        const m = /loopback-port (\d+)/.exec(err);
+        if (m) resolve(Number(m[1]));
+      });
+    });
+    const url = `http://127.0.0.1:${httpPort}/mcp`;
+    const proxy = await run(['proxy', '--listen', '127.0.0.1:0', '--server-url', url]);
+    expect(proxy.first).toMatchObject({ event: 'listening', server: url });
+    const client = await ProxyClient.connect(proxy.port);
+    cleanup.push(() => client.close());
+    const a = await client.exchange(1, 'resources/read', { uri: 'test://static/resource/2' });
+    expect(Buffer.from(a.payload!).toString('latin1')).toBe(
+      '\x00{"contents":[{"uri":"test://static/resource/2","name":"Resource 2","mimeType":"application/octet-stream","blob":"UmVzb3VyY2UgMjogVGhpcyBpcyBhIGJhc2U2NCBibG9i"}]}',
+    );
+    proxy.child.kill('SIGTERM');
+    expect(await proxy.exited).toBe(0);
+  });
+
   it('logs an exchange not carried with its cause, and drains on SIGTERM: the exchange in flight is finished', async () => {
     const proxy = await run([
       'proxy',
