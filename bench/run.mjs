@@ -21,6 +21,7 @@ import { renderSvg } from './lib/svg.mjs';
 import { SCALE_NAMES } from './lib/scale.mjs';
 import { WIRE_NAMES } from './lib/wire.mjs';
 import { CONCURRENT_NAMES } from './lib/concurrent.mjs';
+import { PROXY_NAMES } from './lib/proxy.mjs';
 
 const USAGE = `usage: node bench/run.mjs [--filter REGEX] [--quick] [--parts] [--out DIR] [--list]
 
@@ -39,7 +40,8 @@ const USAGE = `usage: node bench/run.mjs [--filter REGEX] [--quick] [--parts] [-
   The wire-speed cases (relay/long-stream/*, relay/cli/*, relay/tcp/*: 96 MiB
   streams, whole processes), the 'full' relay's long streams
   (relay/long-stream-full/*, relay/long-stream-full-by-build/*) and the scale
-  cases (relay/tcp-scale/*: 16 clients through --workers 1 and 2) run after
+  cases (relay/tcp-scale/*: 16 clients through --workers 1 and 2) and the
+  proxy cases (proxy/*: mcp-frames proxy against the SDK Client) run after
   the rest, in rounds of their own; a --filter selects them by name like any
   other case.
 `;
@@ -168,7 +170,7 @@ async function main() {
     return;
   }
   const wanted = (name) => !args.parts && (!filter || filter.test(name) || filter.test(`${name}@mcp-frames`) || filter.test(`${name}@wasm-simd`));
-  if (cases.length === 0 && ![...WIRE_NAMES, ...RELAY_FULL_NAMES, ...SCALE_NAMES, ...CONCURRENT_NAMES].some(wanted))
+  if (cases.length === 0 && ![...WIRE_NAMES, ...RELAY_FULL_NAMES, ...SCALE_NAMES, ...CONCURRENT_NAMES, ...PROXY_NAMES].some(wanted))
     throw new Error(`no case matches --filter ${args.filter}; try --list${args.parts ? '' : ' (and --parts for part/*)'}`);
 
   const options = benchOptions(args.quick);
@@ -300,6 +302,14 @@ async function main() {
     endProgress();
     results.push(...concurrent.results);
     wireFixtures.push(...concurrent.fixtures);
+  }
+  // The proxy against the SDK's client (bench/lib/proxy.mjs): whole processes, one MCP server for both paths.
+  if (PROXY_NAMES.some(wanted)) {
+    const { runProxyCases } = await import('./lib/proxy.mjs');
+    const proxy = await runProxyCases({ root: ROOT, quick: args.quick, wanted, progress: progressLine });
+    endProgress();
+    results.push(...proxy.results);
+    wireFixtures.push(...proxy.fixtures);
   }
 
   env.machine.loadAverageAtEnd = os.loadavg().map((x) => Math.round(x * 100) / 100);

@@ -10,6 +10,7 @@
 //   exchange/  section 2: one exchange per channel, the open channels, the stream decoder
 //   streams/   Web Streams and Node stream adapters
 //   relay/     the validating relay: in process, between Node streams, over TCP
+//   proxy/     a real MCP server (stdio or Streamable HTTP) answered as records of its own bytes
 // and above them all, runtime/ (one entry per host), cli/ and demo/.
 
 export { TAG_RESULT, TAG_ERROR } from './wire/tags.js';

@@ -6,6 +6,7 @@ import { CAPTURES, decodeSpeedTargets, decodeTargets, judgeSpeedTarget } from '.
 import { documentTable, documentTargets } from './documents.mjs';
 import { scaleTargets } from './scale.mjs';
 import { concurrentTargets } from './concurrent.mjs';
+import { proxyTargets } from './proxy.mjs';
 import { limitSpecs, renderLimits } from './limits.mjs';
 import { FAULT_US, warmFor } from './paired.mjs';
 import { renderWire, wireTargets } from './wire.mjs';
@@ -87,6 +88,7 @@ function targetSpecs(wasm) {
   specs.push(...bundledTargets(wasm));
   specs.push(...scaleTargets());
   specs.push(...concurrentTargets());
+  specs.push(...proxyTargets());
   return specs;
 }
 

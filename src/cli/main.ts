@@ -26,6 +26,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   decode: async () => (await import('./decode.js')).decodeCommand,
   inspect: async () => (await import('./inspect.js')).inspectCommand,
   relay: async () => (await import('./relay.js')).relayCommand,
+  proxy: async () => (await import('./proxy.js')).proxyCommand,
   conformance: async () => (await import('./conformance.js')).conformanceCommand,
 };
 

@@ -1,4 +1,4 @@
-// The relay's Prometheus metrics: a prom-client registry read from the TCP relay's live counters at each scrape.
+// The relay's and the proxy's Prometheus metrics: a prom-client registry read from the TCP relay's live counters at each scrape.
 //
 // # Read at scrape, never counted per record
 //
@@ -29,6 +29,7 @@ import type { RecordErrorReason } from '../records/record-error.js';
 import type { RelayFault } from '../relay/fault.js';
 import { VALIDATION_BUCKETS } from '../relay/relay.js';
 import type { ConnectionFault, Endpoint, TcpRelayStats, UpstreamFailure } from '../relay/tcp.js';
+import { LATENCY_BUCKETS, NOT_CARRIED_CAUSES, type ProxyStats } from '../proxy/proxy.js';
 
 export { AggregatorRegistry, Registry };
 
@@ -245,4 +246,70 @@ export async function serveMetrics(at: Endpoint, scrape: () => Promise<string>):
   // A scraper's keep-alive connection must not hold a stopping relay open.
   server.keepAliveTimeout = 1000;
   return { server, port: (server.address() as { port: number }).port };
+}
+
+/** The proxy's exchange latency as a Prometheus histogram, read from its counts at scrape. */
+function latencyHistogram(registry: Registry, stats: () => Readonly<ProxyStats>): void {
+  const name = `${PREFIX}proxy_exchange_seconds`;
+  const help = 'Time from a request line to the frame sent for it, for exchanges answered with a frame';
+  const collector = {
+    name,
+    help,
+    type: 'histogram',
+    aggregator: 'sum',
+    get: async () => {
+      const s = stats();
+      let below = 0;
+      const values: Array<{ labels: Record<string, string | number>; value: number; metricName: string }> = [];
+      LATENCY_BUCKETS.forEach((bound, k) => {
+        below += s.latencyBuckets[k] ?? 0;
+        values.push({ labels: { le: bound }, value: below, metricName: `${name}_bucket` });
+      });
+      const count = below + (s.latencyBuckets[LATENCY_BUCKETS.length] ?? 0);
+      values.push({ labels: { le: '+Inf' }, value: count, metricName: `${name}_bucket` });
+      values.push({ labels: {}, value: s.latencySeconds, metricName: `${name}_sum` });
+      values.push({ labels: {}, value: count, metricName: `${name}_count` });
+      return { name, help, type: 'histogram', aggregator: 'sum', values };
+    },
+  };
+  registry.registerMetric(collector as unknown as Metric);
+}
+
+/** A registry with the proxy's metrics, each read from `stats()` when scraped. */
+export function proxyRegistry(stats: () => Readonly<ProxyStats>): Registry {
+  const registry = new Registry();
+  gauge(registry, 'proxy_connections_open', 'Client connections open now', () => stats().connectionsOpen);
+  counter(registry, 'proxy_connections_total', 'Client connections accepted', () => stats().connectionsTotal);
+  gauge(registry, 'proxy_in_flight', 'Exchanges in flight now', () => stats().inFlight);
+  labelledCounter(
+    registry,
+    'proxy_exchanges_total',
+    'Exchanges ended, by outcome: a result frame, an error frame, not carried, or cancelled by a client that went away',
+    'outcome',
+    ['result', 'error', 'not-carried', 'cancelled'],
+    () => {
+      const s = stats();
+      return { result: s.results, error: s.errors, 'not-carried': Object.values(s.notCarried).reduce((a, b) => a + b, 0), cancelled: s.cancelled };
+    },
+  );
+  labelledCounter(
+    registry,
+    'proxy_not_carried_total',
+    'Exchanges not carried, by cause (WIRE.md section 8)',
+    'cause',
+    NOT_CARRIED_CAUSES,
+    () => stats().notCarried,
+  );
+  counter(registry, 'proxy_refused_lines_total', 'Request lines refused', () => stats().refusedLines);
+  counter(
+    registry,
+    'proxy_server_restarts_total',
+    'Times the MCP server was started again after it ended or failed to start',
+    () => stats().serverRestarts,
+  );
+  counter(registry, 'proxy_notifications_dropped_total', "The server's notifications, dropped", () => stats().notificationsDropped);
+  counter(registry, 'proxy_server_requests_refused_total', "The server's own requests, answered with an error", () => stats().serverRequestsRefused);
+  counter(registry, 'proxy_late_answers_total', 'Answers that came after their exchange ended', () => stats().lateAnswers);
+  latencyHistogram(registry, stats);
+  return registry;
 }

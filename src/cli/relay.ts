@@ -66,10 +66,10 @@ function workersFlag(flags: Flags): number {
   return n;
 }
 
-function logLevelFlag(flags: Flags): LogLevel {
+export function logLevelFlag(flags: Flags, command = 'relay'): LogLevel {
   const raw = flags.values['log-level'] ?? 'warn';
   const level = LOG_LEVELS.find((l) => l === raw);
-  if (!level) throw new UsageError(`relay: --log-level must be one of ${LOG_LEVELS.join(', ')}, not '${raw}'`);
+  if (!level) throw new UsageError(`${command}: --log-level must be one of ${LOG_LEVELS.join(', ')}, not '${raw}'`);
   return level;
 }
 
@@ -78,21 +78,21 @@ function logLevelFlag(flags: Flags): LogLevel {
  * A timeout that rounds to 0 ms is refused: 0 means none (or the system's own), the opposite of
  * the short timeout asked for.
  */
-function secondsFlag(flags: Flags, flag: string): number | undefined {
+export function secondsFlag(flags: Flags, flag: string, command = 'relay'): number | undefined {
   const raw = flags.values[flag];
   if (raw === undefined) return undefined;
   const seconds = typeof raw === 'string' && /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!(seconds * 1000 <= 2 ** 31 - 1)) throw new UsageError(`relay: --${flag} must be a number of seconds from 0 to 2147483, not '${raw}'`);
+  if (!(seconds * 1000 <= 2 ** 31 - 1)) throw new UsageError(`${command}: --${flag} must be a number of seconds from 0 to 2147483, not '${raw}'`);
   const ms = Math.round(seconds * 1000);
-  if (ms === 0 && seconds !== 0) throw new UsageError(`relay: --${flag} must be 0 (none) or at least a millisecond (0.001), not '${raw}'`);
+  if (ms === 0 && seconds !== 0) throw new UsageError(`${command}: --${flag} must be 0 (none) or at least a millisecond (0.001), not '${raw}'`);
   return ms;
 }
 
-function endpointOf(text: string, flag: string): Endpoint {
+export function endpointOf(text: string, flag: string, command = 'relay'): Endpoint {
   try {
     return parseEndpoint(text);
   } catch (err) {
-    throw new UsageError(`relay: --${flag} ${(err as Error).message}`);
+    throw new UsageError(`${command}: --${flag} ${(err as Error).message}`);
   }
 }
 

@@ -108,7 +108,7 @@ async function listenOn(server: TcpRelay, at: Endpoint): Promise<number> {
  * Calls `first` on the first SIGINT or SIGTERM; on the second, exits at
  * once with 128 + its number.
  */
-function onSignals(first: (signal: NodeJS.Signals) => void): void {
+export function onSignals(first: (signal: NodeJS.Signals) => void): void {
   let seen = false;
   const handle = (signal: NodeJS.Signals) => {
     if (seen) process.exit(128 + (os.constants.signals[signal] ?? 0));

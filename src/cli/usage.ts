@@ -13,6 +13,7 @@ import {
   DEFAULT_IDLE_TIMEOUT_MS,
   DEFAULT_MAX_CONNECTIONS,
 } from '../relay/tcp.js';
+import { DEFAULT_EXCHANGE_TIMEOUT_MS } from '../proxy/proxy.js';
 import { U32_MAX } from '../records/record.js';
 import { DEFAULT_VECTORS_DIR } from './vectors-dir.js';
 import { size } from './output.js';
@@ -30,6 +31,7 @@ const SYNOPSIS = `Usage:
   mcp-frames relay [--validate json|full|none] [--endpoint NAME] [--backend B]
                    [limits] [IN [OUT]]
   mcp-frames relay --listen HOST:PORT --upstream HOST:PORT [same flags]
+  mcp-frames proxy --listen HOST:PORT (-- COMMAND [ARGS...] | --server-url URL)
   mcp-frames conformance [--backend B] [DIR]
   mcp-frames help | --help | -h      all of the help (also: COMMAND --help)
   mcp-frames --version               the package version`;
@@ -39,10 +41,10 @@ export function shortUsage(): string {
   return `${SYNOPSIS}\n\nmcp-frames COMMAND --help says what a command does and which flags it takes.`;
 }
 
-export type CommandName = 'decode' | 'inspect' | 'relay' | 'conformance';
+export type CommandName = 'decode' | 'inspect' | 'relay' | 'proxy' | 'conformance';
 
 /** The commands, in the order the full help gives them. */
-const COMMAND_NAMES: readonly CommandName[] = ['decode', 'inspect', 'relay', 'conformance'];
+const COMMAND_NAMES: readonly CommandName[] = ['decode', 'inspect', 'relay', 'proxy', 'conformance'];
 
 /** A command's usage lines and what it does. */
 function commandText(name: CommandName): string {
@@ -108,6 +110,23 @@ function commandText(name: CommandName): string {
       flight and no byte either way, or a client that takes nothing) is
       reset, and a line says so:
         {"connection":n,"reason":"client-idle-timeout","afterMs":n}`;
+    case 'proxy':
+      return `  mcp-frames proxy --listen HOST:PORT [--exchange-timeout S] [--drain-timeout S]
+                   [--metrics HOST:PORT] [--log-level L] [--backend B]
+                   (-- COMMAND [ARGS...] | --server-url URL)
+      Runs COMMAND as a stdio MCP server, or reaches the Streamable HTTP
+      server at URL, initializes it once, and serves TCP clients. A client
+      sends one JSON line per exchange:
+        {"channel":N,"method":"resources/read","params":{...}}
+      (method: one of the eight endpoints' methods) and gets that channel's
+      response record, then its finish. The frame is the server's result or
+      error member byte for byte as the server wrote it. An exchange is not
+      carried (its finish alone, and a fault line naming the cause) when the
+      answer breaks the wire rules, the server ends (it is started again
+      after a backoff), --exchange-timeout passes (default ${DEFAULT_EXCHANGE_TIMEOUT_MS / 1000}; the
+      server is sent notifications/cancelled), or the proxy drains. Refused
+      lines are reported. Prints {"listening":...} on stderr; log lines,
+      --metrics and the drain on SIGTERM are the relay's.`;
     case 'conformance':
       return `  mcp-frames conformance [--backend B] [DIR]
       Answers the vectors in DIR/frames.json and DIR/streams.json, one line
@@ -122,6 +141,7 @@ const COMMAND_FLAGS: Readonly<Record<CommandName, readonly string[]>> = {
   decode: ['endpoint', 'backend', 'hex'],
   inspect: ['endpoint', 'backend', 'json', 'limits'],
   relay: ['endpoint', 'backend', 'limits', 'tcp'],
+  proxy: ['backend'],
   conformance: ['backend'],
 };
 

@@ -1,179 +1,229 @@
-// `npm start`: a real MCP server, a proxy speaking frames over TCP, the
-// validating relay, and a client, all on loopback, in one command.
+// `npm start`: real MCP servers over stdio, `mcp-frames proxy`, `mcp-frames relay --validate full`, and a client,
+// all on loopback, each a process of its own.
 //
-//   McpServer --SDK Client--> proxy --records/TCP--> relay --records/TCP--> client
+//   server-everything --stdio--> mcp-frames proxy --records/TCP--> mcp-frames relay --records/TCP--> client
+//   the demo's server --stdio--> mcp-frames proxy --records/TCP--> mcp-frames relay --records/TCP--> client
 //
-// It prints each exchange (outcome, code, bytes, time), checks what arrived
-// against what the server sent, compares the js and wasm backends on the
-// session's own frames, and exits 0 only when every check holds.
+// Each server runs behind a tee (src/demo/tee.ts) that keeps a copy of what
+// it wrote on stdout. The client checks every frame that reaches it against
+// that copy, byte for byte, and the server errors that must pass through
+// unchanged (-32603 from server-everything, -32002 and -32601 from the
+// demo's server). It exits 0 only when every check holds.
 
-import type net from 'node:net';
-import { createHash } from 'node:crypto';
-import { loadBackend } from '../backend/builds.js';
-import type { Backend } from '../backend/backend.js';
-import { createTcpRelay } from '../relay/tcp.js';
-import type { ConnectionFault } from '../relay/tcp.js';
-import { codecForMethod, createProxy } from './proxy.js';
-import { DemoClient, type Exchange } from './client.js';
-import { blobBytes, createDemoServer, HELLO, LISTING_SIZE, RESOURCE_NOT_FOUND } from './server.js';
-import { isDeepStrictEqual } from 'node:util';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { HEADER_SIZE, KIND_RESPONSE } from '../records/record.js';
+import { RESOURCE_NOT_FOUND } from './server.js';
 
 const out = (line = '') => process.stdout.write(`${line}\n`);
-const mib = (n: number) => `${(n / 1048576).toFixed(2)} MiB`;
+const here = dirname(fileURLToPath(import.meta.url));
+const cli = join(here, '..', 'cli', 'main.js');
+const node = process.execPath;
 
-function listen(server: net.Server): Promise<number> {
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port)));
+interface Running {
+  child: ChildProcess;
+  port: number;
+  /** The JSON lines it wrote on stderr. */
+  lines: () => Array<Record<string, unknown>>;
+  exited: Promise<number | null>;
 }
 
-/** A progress line on stderr: redrawn in place on a terminal, a few plain lines otherwise. */
-function progress(label: string, total: number): (done: number) => void {
-  let shown = -1;
-  return (done) => {
-    const pct = Math.min(100, Math.floor((done / total) * 100));
-    if (process.stderr.isTTY) {
-      if (pct !== shown) process.stderr.write(`\r  ${label}: ${mib(done)} of ~${mib(total)} (${pct}%)${pct === 100 ? '\n' : ''}`);
-    } else if (Math.floor(pct / 25) !== Math.floor(shown / 25)) {
-      process.stderr.write(`  ${label}: ${pct}%\n`);
+/** Runs `mcp-frames ARGS`; resolves once it prints its listening line. */
+function runCli(args: string[]): Promise<Running> {
+  const child = spawn(node, [cli, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  const lines = () =>
+    stderr
+      .split('\n')
+      .slice(0, -1)
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    child.stderr!.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      const listening = lines().find((l) => typeof l.listening === 'string');
+      if (listening) resolve({ child, port: Number(String(listening.listening).split(':').at(-1)), lines, exited });
+    });
+    child.once('exit', () => reject(new Error(`mcp-frames ${args[0]} exited: ${stderr}`)));
+  });
+}
+
+/** A client of the relay: one request line per exchange, and the frame (or none) that came back on its channel. */
+async function connect(port: number): Promise<{
+  exchange(method: string, params: Record<string, unknown>): Promise<{ frame: Uint8Array | null; ms: number }>;
+  close(): void;
+}> {
+  const socket = net.connect(port, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  // Chunks are kept as they come and joined once a record is whole: joining at every chunk copies a 4 MiB frame hundreds of times.
+  let chunks: Buffer[] = [];
+  let held = 0;
+  let need = HEADER_SIZE;
+  const frames = new Map<number, Uint8Array>();
+  const waiting = new Map<number, (frame: Uint8Array | null) => void>();
+  socket.on('data', (chunk: Buffer) => {
+    chunks.push(chunk);
+    held += chunk.length;
+    while (held >= need) {
+      let buffered = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+      chunks = [buffered];
+      const length = buffered.readUInt32LE(5);
+      need = HEADER_SIZE + length;
+      if (held < need) break;
+      const channel = buffered.readUInt32LE(1);
+      if (buffered[0] === KIND_RESPONSE) frames.set(channel, Uint8Array.from(buffered.subarray(HEADER_SIZE, need)));
+      else {
+        waiting.get(channel)?.(frames.get(channel) ?? null);
+        waiting.delete(channel);
+        frames.delete(channel);
+      }
+      buffered = buffered.subarray(need);
+      chunks = buffered.length ? [buffered] : [];
+      held = buffered.length;
+      need = HEADER_SIZE;
     }
-    shown = pct;
+  });
+  let next = 1;
+  return {
+    exchange(method, params) {
+      const channel = next++;
+      const started = performance.now();
+      return new Promise((resolve) => {
+        waiting.set(channel, (frame) => resolve({ frame, ms: performance.now() - started }));
+        socket.write(`${JSON.stringify({ channel, method, params })}\n`);
+      });
+    },
+    close: () => socket.destroy(),
   };
 }
 
-function describeOutcome(e: Exchange): { outcome: string; code: string } {
-  const o = e.outcome;
-  if (o.outcome === 'error') return { outcome: 'mcp error', code: String(o.error.code) };
-  if (o.outcome === 'frame-error') return { outcome: `frame error (${o.fault.reason})`, code: '' };
-  return { outcome: o.outcome, code: '' };
+/** The result and error members of each response line in a server's raw stdout, as latin1 text (so that equality is byte equality). */
+function membersOf(copy: string): Set<string> {
+  const members = new Set<string>();
+  for (const line of readFileSync(copy).toString('latin1').split('\n')) {
+    const m = /^\{"result":([\s\S]*),"jsonrpc":"2\.0","id":\d+\}$/.exec(line) ?? /^\{"jsonrpc":"2\.0","id":\d+,"error":([\s\S]*)\}$/.exec(line);
+    if (m) members.add(m[1]);
+  }
+  return members;
 }
 
-/** MB/s of `work` over the frames, timed for about `ms` milliseconds after one warm-up pass. */
-function throughput(frames: Array<{ method: string; payload: Uint8Array }>, work: (method: string, f: Uint8Array) => unknown, ms = 400): number {
-  const bytes = frames.reduce((n, f) => n + f.payload.length, 0);
-  for (const f of frames) work(f.method, f.payload);
-  let rounds = 0;
-  const start = performance.now();
-  let elapsed = 0;
-  while (elapsed < ms) {
-    for (const f of frames) work(f.method, f.payload);
-    rounds++;
-    elapsed = performance.now() - start;
-  }
-  return (bytes * rounds) / 1e6 / (elapsed / 1000);
+interface Row {
+  server: string;
+  method: string;
+  target: string;
+  frame: Uint8Array | null;
+  ms: number;
 }
 
 async function main(): Promise<number> {
-  const blob = blobBytes();
-  const mcp = createDemoServer(blob);
-  const frames: Array<{ method: string; payload: Uint8Array }> = [];
-  const proxy = await createProxy(mcp, { onExchange: (_c, method, payload) => payload && frames.push({ method, payload }) });
-  const proxyPort = await listen(proxy.server);
-  const faults: ConnectionFault[] = [];
-  const relay = createTcpRelay({ upstream: { host: '127.0.0.1', port: proxyPort }, onFault: (f) => faults.push(f) });
-  const relayPort = await listen(relay);
-  const wasm = loadBackend('auto');
-
-  out('mcp-frames demo: McpServer -> SDK Client -> proxy -> [TCP] -> relay -> [TCP] -> client');
-  out(`  proxy on 127.0.0.1:${proxyPort}, relay on 127.0.0.1:${relayPort}, relay validates JSON with backend ${wasm.name}`);
-  out();
-
-  let report: (n: number) => void = () => {};
-  const client = await DemoClient.connect(relayPort, '127.0.0.1', { backend: wasm, onBytes: (n) => report(n) });
-  const exchanges: Exchange[] = [];
-
-  // The listing, page by page.
-  let cursor: string | undefined;
-  const items: Array<Record<string, unknown>> = [];
-  do {
-    const e = await client.exchange('resources/list', cursor === undefined ? {} : { cursor });
-    exchanges.push(e);
-    if (e.outcome.outcome !== 'result') break;
-    const page = e.outcome.result as { resources: Array<Record<string, unknown>>; nextCursor?: string };
-    items.push(...page.resources);
-    cursor = page.nextCursor;
-  } while (cursor !== undefined);
-
-  exchanges.push(await client.exchange('resources/read', { uri: 'demo://hello' }));
-
-  // The long part: 4 MiB of blob, about 5.6 MiB of base64 on the wire.
-  const before = client.received;
-  report = (
-    (p) => (n: number) =>
-      p(n - before)
-  )(progress('reading demo://blob', Math.ceil(blob.length / 3) * 4));
-  const blobExchange = await client.exchange('resources/read', { uri: 'demo://blob' });
-  report = () => {};
-  exchanges.push(blobExchange);
-
-  exchanges.push(await client.exchange('resources/read', { uri: 'demo://missing' }));
-  exchanges.push(await client.exchange('resources/read', { uri: 'not a uri' }));
-  exchanges.push(await client.exchange('prompts/list', {}));
-
-  out(' #  ch  method          target            outcome        code        bytes      time');
-  exchanges.forEach((e, k) => {
-    const { outcome, code } = describeOutcome(e);
-    const target = String(e.params?.uri ?? e.params?.cursor ?? (e.method === 'resources/list' ? '(first page)' : ''));
-    out(
-      `${String(k + 1).padStart(2)}  ${String(e.channel).padStart(2)}  ${e.method.padEnd(15)} ${target.slice(0, 17).padEnd(17)} ${outcome.padEnd(14)} ${code.padEnd(8)} ${String(e.bytes).padStart(10)}  ${e.ms.toFixed(1).padStart(6)} ms`,
-    );
-    if (e.outcome.outcome === 'error' && e.mcpError) {
-      const sent = e.outcome.error;
-      out(`              -> McpError ${e.mcpError.code} "${sent.message}"${'data' in sent ? `, data ${JSON.stringify(sent.data)}` : ''}`);
+  const require = createRequire(import.meta.url);
+  const everything = join(dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')), 'dist', 'index.js');
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-frames-demo-'));
+  const running: Running[] = [];
+  try {
+    const servers = [
+      { name: 'everything', command: [node, everything, 'stdio'], copy: join(dir, 'everything.out') },
+      { name: 'demo', command: [node, join(here, 'stdio-server.js')], copy: join(dir, 'demo.out') },
+    ];
+    const pipelines: Array<{ proxy: Running; relay: Running }> = [];
+    for (const s of servers) {
+      const proxy = await runCli(['proxy', '--listen', '127.0.0.1:0', '--', node, join(here, 'tee.js'), s.copy, '--', ...s.command]);
+      running.push(proxy);
+      const relay = await runCli([
+        'relay',
+        '--listen',
+        '127.0.0.1:0',
+        '--upstream',
+        `127.0.0.1:${proxy.port}`,
+        '--validate',
+        'full',
+        '--endpoint',
+        'read-resource',
+      ]);
+      running.push(relay);
+      pipelines.push({ proxy, relay });
     }
-  });
-  out();
+    out('mcp-frames demo: MCP server --stdio--> mcp-frames proxy --TCP--> mcp-frames relay --validate full --TCP--> client');
+    for (const [k, s] of servers.entries()) {
+      out(
+        `  ${s.name.padEnd(10)} proxy on 127.0.0.1:${pipelines[k].proxy.port}, relay on 127.0.0.1:${pipelines[k].relay.port}: ${s.command.slice(1).join(' ')}`,
+      );
+    }
+    out();
 
-  // What arrived, against what the server sent.
-  const checks: Array<[string, boolean]> = [];
-  const code = (i: number) =>
-    exchanges[i].outcome.outcome === 'error' ? (exchanges[i].outcome as { error: { code: number } }).error.code : undefined;
-  checks.push([
-    `listing: ${items.length} of ${LISTING_SIZE} resources over ${exchanges.filter((e) => e.method === 'resources/list').length} pages`,
-    items.length === LISTING_SIZE,
-  ]);
-  checks.push([
-    'listing: _meta and vendor members arrived as sent',
-    isDeepStrictEqual(items[7]._meta, { 'vendor.example/rank': 7, 'vendor.example/tags': ['é', '日本'] }) &&
-      isDeepStrictEqual(items[11]['x-vendor'], { shard: 2, note: null }),
-  ]);
-  const hello = exchanges.find((e) => e.params?.uri === 'demo://hello')!;
-  checks.push(['demo://hello: text arrived as sent', hello.outcome.outcome === 'result' && isDeepStrictEqual(hello.outcome.result, HELLO)]);
-  const blobResult = blobExchange.outcome.outcome === 'result' ? (blobExchange.outcome.result as { contents: Array<{ blob: string }> }) : null;
-  const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex').slice(0, 16);
-  const got = blobResult ? Buffer.from(blobResult.contents[0].blob, 'base64') : new Uint8Array(0);
-  checks.push([`demo://blob: ${mib(got.length)}, sha256 ${sha(got)}…, the server's bytes`, sha(got) === sha(blob)]);
-  const at = (uri: string) => exchanges.findIndex((e) => e.params?.uri === uri);
-  checks.push([
-    `demo://missing: ${RESOURCE_NOT_FOUND} with data naming the URI`,
-    code(at('demo://missing')) === RESOURCE_NOT_FOUND && isDeepStrictEqual(exchanges[at('demo://missing')].mcpError?.data, { uri: 'demo://missing' }),
-  ]);
-  checks.push(['not a uri: -32602 (invalid params)', code(at('not a uri')) === -32602]);
-  checks.push(['prompts/list: -32601 (method not found)', code(exchanges.length - 1) === -32601]);
-  checks.push([`relay: ${faults.length} faults on a clean session`, faults.length === 0]);
-  for (const [text, ok] of checks) out(`  ${ok ? 'ok  ' : 'FAIL'} ${text}`);
-  out();
+    const rows: Row[] = [];
+    const ask = async (server: number, method: string, params: Record<string, unknown>) => {
+      const client = await connect(pipelines[server].relay.port);
+      const { frame, ms } = await client.exchange(method, params);
+      client.close();
+      rows.push({ server: servers[server].name, method, target: String(params.uri ?? ''), frame, ms });
+    };
+    // server-everything: texts and blobs, in flight at once on one connection, then a resource it does not have.
+    const client = await connect(pipelines[0].relay.port);
+    const reads = await Promise.all(
+      Array.from({ length: 8 }, (_, k) => client.exchange('resources/read', { uri: `test://static/resource/${k + 1}` })),
+    );
+    client.close();
+    for (const [k, r] of reads.entries())
+      rows.push({ server: 'everything', method: 'resources/read', target: `test://static/resource/${k + 1}`, ...r });
+    await ask(0, 'resources/read', { uri: 'test://static/resource/1000' });
+    // The demo's server: a text, a 4 MiB blob, a resource it does not have, and a method it does not serve.
+    await ask(1, 'resources/read', { uri: 'demo://hello' });
+    await ask(1, 'resources/read', { uri: 'demo://blob' });
+    await ask(1, 'resources/read', { uri: 'demo://missing' });
+    await ask(1, 'prompts/list', {});
 
-  // The session's own frames, js against the core.
-  const js = loadBackend('js');
-  const bytes = frames.reduce((n, f) => n + f.payload.length, 0);
-  out(`Throughput on this session's ${frames.length} frames (${mib(bytes)}), same bytes, side by side:`);
-  const rows: Array<[string, (b: Backend) => (method: string, f: Uint8Array) => unknown]> = [
-    ['validate (tag + strict JSON)', (b) => (_m, f) => b.verifyFrame(f)],
-    ['typed decode (+ JSON.parse + SDK schema)', (b) => (m, f) => codecForMethod(m)!.withBackend(b).tryDecode(f)],
-  ];
-  for (const [label, work] of rows) {
-    const a = throughput(frames, work(js));
-    const w = throughput(frames, work(wasm));
-    out(`  ${label.padEnd(42)} js ${a.toFixed(0).padStart(6)} MB/s   ${wasm.name} ${w.toFixed(0).padStart(6)} MB/s   ${(w / a).toFixed(2)}x`);
+    out(' #  server      method          target                       outcome      code          bytes      time');
+    const members = servers.map((s) => membersOf(s.copy));
+    let exact = 0;
+    rows.forEach((r, k) => {
+      const body = r.frame ? Buffer.from(r.frame.subarray(1)) : null;
+      const error = r.frame?.[0] === 1 ? (JSON.parse(body!.toString('utf8')) as { code: number }) : null;
+      if (body && members[r.server === 'everything' ? 0 : 1].has(body.toString('latin1'))) exact++;
+      const outcome = !r.frame ? 'not carried' : error ? 'mcp error' : 'result';
+      out(
+        `${String(k + 1).padStart(2)}  ${r.server.padEnd(10)}  ${r.method.padEnd(15)} ${r.target.slice(0, 28).padEnd(28)} ${outcome.padEnd(12)} ${String(error?.code ?? '').padEnd(8)} ${String(r.frame?.length ?? 0).padStart(10)}  ${r.ms.toFixed(1).padStart(6)} ms`,
+      );
+    });
+    out();
+
+    const codeOf = (target: string, method = 'resources/read') => {
+      const r = rows.find((x) => x.target === target && x.method === method);
+      return r?.frame?.[0] === 1 ? (JSON.parse(Buffer.from(r.frame.subarray(1)).toString()) as { code: number }).code : undefined;
+    };
+    const checks: Array<[string, boolean]> = [
+      [`every exchange answered with a frame: ${rows.filter((r) => r.frame).length} of ${rows.length}`, rows.every((r) => r.frame)],
+      [`every frame is the server's result or error member, byte for byte as it wrote it: ${exact} of ${rows.length}`, exact === rows.length],
+      ['server-everything: an unknown resource is its -32603, passed through', codeOf('test://static/resource/1000') === -32603],
+      [`demo server: demo://missing is ${RESOURCE_NOT_FOUND} (resource not found), passed through`, codeOf('demo://missing') === RESOURCE_NOT_FOUND],
+      ['demo server: prompts/list is -32601 (method not found), passed through', codeOf('', 'prompts/list') === -32601],
+    ];
+    // Everything but the listening lines is a fault: there should be none.
+    await new Promise((r) => setTimeout(r, 100));
+    const faults = running.flatMap((r) => r.lines().filter((l) => l.event !== 'listening'));
+    checks.push([`proxies and relays: ${faults.length} faults`, faults.length === 0]);
+    for (const [text, ok] of checks) out(`  ${ok ? 'ok  ' : 'FAIL'} ${text}`);
+    for (const f of faults) out(`       ${JSON.stringify(f)}`);
+
+    for (const r of running) r.child.kill('SIGTERM');
+    const codes = await Promise.all(running.map((r) => r.exited));
+    const drained = codes.every((c) => c === 0);
+    out(`  ${drained ? 'ok  ' : 'FAIL'} every proxy and relay drained on SIGTERM and exited 0`);
+    checks.push(['', drained]);
+    const failed = checks.filter(([, ok]) => !ok).length;
+    out();
+    out(failed ? `${failed} check(s) failed` : `all ${checks.length} checks passed`);
+    return failed ? 1 : 0;
+  } finally {
+    for (const r of running) if (r.child.exitCode === null) r.child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
   }
-  out('  (one run on a shared machine: see bench/report for the measured benchmark)');
-
-  client.close();
-  await new Promise<void>((resolve) => relay.close(() => resolve()));
-  await proxy.close();
-  const failed = checks.filter(([, ok]) => !ok).length;
-  out();
-  out(failed ? `${failed} check(s) failed` : `all ${checks.length} checks passed`);
-  return failed ? 1 : 0;
 }
 
 process.exitCode = await main();

@@ -27,7 +27,7 @@ import {
 export const RESOURCE_NOT_FOUND = -32002;
 
 const PAGE_SIZE = 50;
-export const LISTING_SIZE = 200;
+const LISTING_SIZE = 200;
 const BLOB_BYTES = 4 * 1024 * 1024;
 
 /** The 4 MiB blob's bytes: a fixed pseudo-random sequence, so every run sends the same. */
