@@ -27,7 +27,6 @@ export {
   type UpstreamFailure,
   type UpstreamFault,
 } from '../relay/tcp.js';
-export { VALIDATION_BUCKETS } from '../relay/relay.js';
 export {
   createProxy,
   DEFAULT_EXCHANGE_TIMEOUT_MS,
