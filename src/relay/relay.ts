@@ -116,6 +116,8 @@ export interface Relay {
   readonly readable: ReadableStream<Uint8Array>;
   /** Live counters. */
   readonly stats: Readonly<RelayStats>;
+  /** Whether upstream is inside a record: part of one has arrived and the rest has not (an idle timer should run). */
+  readonly inRecord: boolean;
 }
 
 /** Pieces shorter than this are copied (and sent with their neighbours); longer ones go as views. */
@@ -694,5 +696,12 @@ export function createRelay(options: RelayOptions = {}): Relay {
     maxQueuedChunks: { get: () => queue.maxQueuedChunks, enumerable: true },
     queuedBufferBytes: { get: () => queue.queuedBufferBytes, enumerable: true },
   });
-  return { writable, readable: output.readable, stats };
+  return {
+    writable,
+    readable: output.readable,
+    stats,
+    get inRecord() {
+      return core.inRecord;
+    },
+  };
 }

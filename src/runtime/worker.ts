@@ -34,9 +34,10 @@
 //
 // # Timeouts and bounds, as the TCP relay's
 //
-// The idle timeout (default 300 s): while a channel is open, some upstream
-// byte must come within it, unless the relay is waiting on the client (its
-// output full); else upstream has failed (upstream-timeout, phase idle).
+// The idle timeout (default 300 s): while a channel is open or a record is
+// partly received, some upstream byte must come within it, unless the relay
+// is waiting on the client (its output full); else upstream has failed
+// (upstream-timeout, phase idle).
 // What the client sends over a WebSocket waits in the Worker until upstream
 // takes it, and WebSocket has no backpressure: past CLIENT_QUEUE_BYTES
 // waiting, the Worker gives up on the client (a client-overrun fault, close
@@ -87,7 +88,7 @@ export interface WorkerRelayOptions extends Omit<RelayOptions, 'onFault'> {
   upstream: Endpoint | string;
   /** Milliseconds upstream may take to accept the connection; default 10 s, 0 for the runtime's own. */
   connectTimeout?: number;
-  /** Milliseconds upstream may stay silent while a channel is open; default 300 s, 0 never. */
+  /** Milliseconds upstream may stay silent while a channel is open or a record is partly received; default 300 s, 0 never. */
   idleTimeout?: number;
   /** Called once per fault; by default each is a JSON line on console.log. */
   onFault?: (fault: WorkerFault) => void;
@@ -105,7 +106,7 @@ export interface WorkerEnv {
   ENDPOINT?: string;
   /** Seconds upstream may take to accept the connection; default 10. */
   CONNECT_TIMEOUT?: string;
-  /** Seconds upstream may stay silent while a channel is open; default 300, 0 never. */
+  /** Seconds upstream may stay silent while a channel is open or a record is partly received; default 300, 0 never. */
   IDLE_TIMEOUT?: string;
 }
 
@@ -211,7 +212,8 @@ export async function relayRequest(request: Request, options: WorkerRelayOptions
       if (idleTimeout === 0) return;
       clearTimeout(idle);
       idle = setTimeout(() => {
-        if (relay.stats.openChannels === 0 || waitingOnClient || clientGone) return touch();
+        // Idle is no upstream byte while a channel is open or a record is partly received (WIRE.md section 7).
+        if ((relay.stats.openChannels === 0 && !relay.inRecord) || waitingOnClient || clientGone) return touch();
         gaveUp = true;
         report({ reason: 'upstream-timeout', phase: 'idle', afterMs: idleTimeout });
         socket.close().catch(() => {});

@@ -96,6 +96,11 @@ const SCENARIOS = {
 
 /** Scenarios of their own: upstream answers with one response and falls silent, or takes nothing more at all. */
 const SILENT = { send: response(9, listing), want: cat(response(9, listing), finish(9)) };
+/** Whole exchanges, then a response's header and half its payload, then nothing: a stall inside a record. */
+const STALLED = {
+  send: cat(response(1, listing), finish(1), response(6, listing).subarray(0, 9 + (listing.length >> 1))),
+  want: cat(response(1, listing), finish(1)),
+};
 
 /** The upstream: reads a scenario's name (one line), answers with its records, then ends or resets. */
 async function startUpstream() {
@@ -112,6 +117,7 @@ async function startUpstream() {
       const name = line.split('\n')[0];
       if (!line.includes('\n')) return;
       if (name === 'silent') return socket.write(SILENT.send);
+      if (name === 'stalled') return socket.write(STALLED.send);
       if (name === 'deaf') return socket.pause();
       const scenario = SCENARIOS[name];
       if (!scenario) return socket.destroy();
@@ -283,6 +289,17 @@ export async function runWorkerdRelay(root) {
     check(
       silent.code === 1011 && reason?.reason === 'upstream-timeout' && reason?.phase === 'idle',
       `websocket silent: closed ${silent.code} '${silent.reason}'`,
+    );
+    // An upstream that stalls inside a record, with no channel open yet: timed out all the same.
+    const stalled = await overWebSocket(idleUrl, 'stalled');
+    let stalledReason = null;
+    try {
+      stalledReason = JSON.parse(stalled.reason);
+    } catch {}
+    check(stalled.bytes.equals(STALLED.want), `websocket stalled: got ${stalled.bytes.toString('hex')}, want ${STALLED.want.toString('hex')}`);
+    check(
+      stalled.code === 1011 && stalledReason?.reason === 'upstream-timeout' && stalledReason?.phase === 'idle',
+      `websocket stalled inside a record: closed ${stalled.code} '${stalled.reason}'`,
     );
     // A client that leaves while upstream is silent: client-gone, and no upstream failure made of it.
     logged = '';
