@@ -13,7 +13,7 @@ import {
   DEFAULT_IDLE_TIMEOUT_MS,
   DEFAULT_MAX_CONNECTIONS,
 } from '../relay/tcp.js';
-import { DEFAULT_EXCHANGE_TIMEOUT_MS } from '../proxy/proxy.js';
+import { DEFAULT_EXCHANGE_TIMEOUT_MS } from '../proxy/defaults.js';
 import { U32_MAX } from '../records/record.js';
 import { DEFAULT_VECTORS_DIR } from './vectors-dir.js';
 import { size } from './output.js';

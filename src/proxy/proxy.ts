@@ -32,8 +32,9 @@ import { DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_OPEN_CHANNELS } from '../records/l
 import { type Envelope, isEnvelopeFault, parseSpan, readEnvelope, type Span } from './message.js';
 import { codecOfMethod, type ExchangeRequest, isRefusal, readRequestLine } from './request-line.js';
 import { openUpstream, type ServerEnd, type ServerSpec, type Upstream } from './upstream.js';
+import { DEFAULT_EXCHANGE_TIMEOUT_MS } from './defaults.js';
 
-export const DEFAULT_EXCHANGE_TIMEOUT_MS = 60_000;
+export { DEFAULT_EXCHANGE_TIMEOUT_MS };
 const DEFAULT_INITIALIZE_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_LINE_BYTES = 1024 * 1024;
 /** The longest server message read: a frame at the default limit, and room for its envelope. */
