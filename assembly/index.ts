@@ -13,7 +13,7 @@
 // status from ./status.
 
 import { verifyFrame as verifyFrameAt, frameFaultOffset, TAG_ERROR, TAG_RESULT } from './frame';
-import { scanRecords as scanRecordsAt, table, stop, TABLE_CAPACITY, ENTRY_FIELDS } from './records';
+import { scanRecords as scanRecordsAt, table, stop, fold, TABLE_CAPACITY, ENTRY_FIELDS } from './records';
 import { textValid } from './text-simd';
 import { alphabetRun, base64Valid } from './base64';
 import { stringEnd as stringEndAt } from './string-end';
@@ -62,6 +62,11 @@ export function screenFrame(ptr: usize, length: usize): i32 {
   const tag = load<u8>(ptr);
   if (tag != TAG_RESULT && tag != TAG_ERROR) return 0;
   return screenText(ptr + 1, ptr + length) ? 1 : 0;
+}
+
+/** The fold block's address, written by JS before each scan; see ./records. */
+export function foldBlock(): usize {
+  return fold;
 }
 
 /** Scans records in [ptr, ptr + length); see ./records. */

@@ -18,6 +18,20 @@
 // JS buffers a byte of its payload. Channel state (who is open, the open
 // channel limit) is sequence state, kept by src/exchange/open-channels.ts for both
 // backends alike.
+//
+// # Folded exchanges
+//
+// A relay's stream is mostly whole exchanges: a response whose frame passes,
+// then at once its finish, on a channel not open. Such a pair changes no
+// channel state and is forwarded whole, so JS needs no entry for it. When JS
+// hands in its open channels (the fold block: at most FOLD_MAX of them, with
+// their lengths, the held bytes and both limits), the scan applies the
+// sequence rules itself: it tracks what the entries it writes open and close,
+// folds each such pair that the limits admit into a RUN entry (one for
+// consecutive pairs: their count and their bytes), and writes every other
+// record as an entry, as without the block. When more than FOLD_MAX channels
+// are open it stops folding for the rest of the scan; JS, which keeps the
+// table, judges those entries as always.
 
 import { OK, INCOMPLETE, BAD_KIND, BAD_FINISH, OVERSIZE, TABLE_FULL } from './status';
 import { verifyFrame, frameFaultOffset } from './frame';
@@ -26,6 +40,8 @@ import { verifyFrame, frameFaultOffset } from './frame';
 export const KIND_RESPONSE: u8 = 0x01;
 /** A channel response finish: the payload is empty. */
 export const KIND_FINISH: u8 = 0x02;
+/** A run of folded exchanges (entries only): count, offset and length of whole pairs. */
+export const KIND_RUN: i32 = 0x03;
 /** Bytes before the payload. */
 export const HEADER_SIZE: usize = 9;
 
@@ -41,6 +57,23 @@ export const table: usize = memory.data(TABLE_CAPACITY * ENTRY_FIELDS * 4, 16);
  * for a response cut after its header, its kind, channel and length.
  */
 export const stop: usize = memory.data(8 * 4, 16);
+
+/** Most open channels the fold block carries; with more, nothing is folded. */
+export const FOLD_MAX: i32 = 8;
+/**
+ * The fold block, written by JS before a scan: i32 count of open channels
+ * (-1: no folding), u32 open channel limit, f64 held bytes, f64 held limit,
+ * then FOLD_MAX u32 channel ids and FOLD_MAX f64 payload lengths.
+ */
+export const fold: usize = memory.data(24 + FOLD_MAX * 12, 16);
+const FOLD_IDS: usize = 24;
+const FOLD_LENGTHS: usize = 24 + <usize>FOLD_MAX * 4;
+
+/** The index in the fold block of `channel`, or -1. */
+@inline function foldFind(count: i32, channel: u32): i32 {
+  for (let k = 0; k < count; k++) if (load<u32>(fold + FOLD_IDS + <usize>(k << 2)) == channel) return k;
+  return -1;
+}
 
 function setStop(status: i32, at: usize, kind: i32, channel: u32, length: u32): void {
   store<i32>(stop, status);
@@ -68,6 +101,13 @@ function setStop(status: i32, at: usize, kind: i32, channel: u32, length: u32): 
 export function scanRecords(ptr: usize, length: usize, maxFrame: u32, verify: bool): i32 {
   let i: usize = 0;
   let n: i32 = 0;
+  // The fold block's state, updated as the entries written open and close channels.
+  let open: i32 = load<i32>(fold);
+  const maxOpen = load<u32>(fold, 4);
+  let held = load<f64>(fold, 8);
+  const maxHeld = load<f64>(fold, 16);
+  // The RUN entry that pairs are being added to, or -1.
+  let run: i32 = -1;
   while (true) {
     if (i >= length) {
       setStop(OK, i, 0, 0, 0);
@@ -94,7 +134,18 @@ export function scanRecords(ptr: usize, length: usize, maxFrame: u32, verify: bo
         setStop(BAD_FINISH, i, 0, 0, 0);
         return n;
       }
+      if (open > 0) {
+        const k = foldFind(open, channel);
+        if (k >= 0) {
+          // Closed: the last entry moves into its place.
+          held -= load<f64>(fold + FOLD_LENGTHS + (<usize>k << 3));
+          open--;
+          store<u32>(fold + FOLD_IDS + (<usize>k << 2), load<u32>(fold + FOLD_IDS + (<usize>open << 2)));
+          store<f64>(fold + FOLD_LENGTHS + (<usize>k << 3), load<f64>(fold + FOLD_LENGTHS + (<usize>open << 3)));
+        }
+      }
       setEntry(n++, kind, channel, i, 0, OK, 0);
+      run = -1;
       i += HEADER_SIZE;
       continue;
     }
@@ -112,8 +163,45 @@ export function scanRecords(ptr: usize, length: usize, maxFrame: u32, verify: bo
       status = verifyFrame(at + HEADER_SIZE, size);
       faultOffset = frameFaultOffset;
     }
+    const end = i + HEADER_SIZE + <usize>size;
+    if (open >= 0) {
+      const known = open > 0 && foldFind(open, channel) >= 0;
+      const admitted = <u32>open < maxOpen && held + <f64>size <= maxHeld;
+      if (
+        status == OK &&
+        !known &&
+        admitted &&
+        length - end >= HEADER_SIZE &&
+        load<u8>(ptr + end) == KIND_FINISH &&
+        load<u32>(ptr + end, 1) == channel &&
+        load<u32>(ptr + end, 5) == 0
+      ) {
+        // A whole exchange: folded.
+        if (run < 0) {
+          run = n;
+          setEntry(n++, KIND_RUN, 0, i, 0, OK, 0);
+        }
+        const e = table + <usize>(run * ENTRY_FIELDS * 4);
+        store<u32>(e, load<u32>(e, 4) + 1, 4);
+        store<u32>(e, <u32>(end + HEADER_SIZE - <usize>load<u32>(e, 8)), 12);
+        i = end + HEADER_SIZE;
+        continue;
+      }
+      if (!known) {
+        if (!admitted || open == FOLD_MAX) {
+          // JS stops the stream here, or keeps more channels than the block holds: no more folding.
+          open = -1;
+        } else {
+          store<u32>(fold + FOLD_IDS + (<usize>open << 2), channel);
+          store<f64>(fold + FOLD_LENGTHS + (<usize>open << 3), <f64>size);
+          open++;
+          held += <f64>size;
+        }
+      }
+    }
     setEntry(n++, kind, channel, i, size, status, faultOffset);
-    i += HEADER_SIZE + <usize>size;
+    run = -1;
+    i = end;
   }
   return n; // not reached
 }

@@ -6,6 +6,36 @@ import { ALREADY_OPEN, OpenChannels } from '../src/exchange/open-channels.js';
 import { Gen, rng } from './support/generate.js';
 
 describe('OpenChannels', () => {
+  it('lists its channels and their lengths for a kernel that folds, while they are few and the table small', () => {
+    const table = new OpenChannels<number>(4096, Number.MAX_SAFE_INTEGER);
+    const ids = new Uint32Array(8);
+    const lengths = new Float64Array(8);
+    expect(table.list(ids, lengths, 8)).toBe(0);
+    for (const [channel, length] of [
+      [7, 70],
+      [2 ** 32 - 1, 1],
+      [300, 3000],
+    ])
+      table.open(channel, length, 0);
+    const n = table.list(ids, lengths, 8);
+    expect(n).toBe(3);
+    const listed = Array.from(ids.subarray(0, n), (id, k) => [id, lengths[k]]).sort((a, b) => a[0] - b[0]);
+    expect(listed).toEqual([
+      [7, 70],
+      [300, 3000],
+      [2 ** 32 - 1, 1],
+    ]);
+    // More than asked for: none listed.
+    expect(table.list(ids, lengths, 2)).toBe(-1);
+    // A table grown past 64 slots is not walked, however few it holds now; an empty one always answers 0.
+    for (let c = 1000; c < 1040; c++) table.open(c, 1, 0);
+    for (let c = 1000; c < 1040; c++) table.close(c);
+    expect(table.size).toBe(3);
+    expect(table.list(ids, lengths, 8)).toBe(-1);
+    for (const c of [7, 2 ** 32 - 1, 300]) table.close(c);
+    expect(table.list(ids, lengths, 8)).toBe(0);
+  });
+
   it('agrees with a Map on 200,000 random operations, and keeps the opening order', () => {
     const g = new Gen(rng(20261130));
     for (const range of [8, 64, 5000, 2 ** 32]) {

@@ -37,6 +37,9 @@ import { Status } from '../wire/status.js';
 /** take()'s answer for a response on a channel already open: a sequence violation. */
 export const ALREADY_OPEN = -1;
 
+/** list() walks a table of at most this many slots. */
+const LIST_SLOTS = 64;
+
 /** Slots never fall below this; the table doubles past half full. */
 const MIN_SLOTS = 16;
 
@@ -204,6 +207,23 @@ export class OpenChannels<T> {
       longest = Math.max(longest, ((i - home) & mask) + 1);
     }
     return longest;
+  }
+
+  /**
+   * Writes the open channels' ids and payload lengths into `ids` and
+   * `lengths` (in no order) and returns how many, or -1 when more than
+   * `max` are open or the table has grown past a cheap walk.
+   */
+  list(ids: Uint32Array, lengths: Float64Array, max: number): number {
+    if (this.count === 0) return 0;
+    if (this.count > max || this.slots > LIST_SLOTS) return -1;
+    let n = 0;
+    for (let i = 0; i < this.slots; i++) {
+      if (this.used[i] === 0) continue;
+      ids[n] = this.channels[i];
+      lengths[n++] = this.lengths[i];
+    }
+    return n;
   }
 
   /** Closes every channel; returns them in the order they opened. */

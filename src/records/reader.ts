@@ -44,6 +44,35 @@ export const NOT_VERIFIED = -1;
 /** i32 fields per table entry: kind, channel, record offset, payload length, status, fault offset. */
 export const ENTRY_FIELDS = 6;
 
+/**
+ * An entry's kind for a run of folded exchanges (see Fold): its channel
+ * field holds how many exchanges, its offset and length their bytes.
+ */
+export const KIND_RUN = 0x03;
+
+/** Most open channels a Fold carries. */
+export const FOLD_MAX = 8;
+
+/**
+ * What a kernel needs to fold whole exchanges into runs: a response whose
+ * frame passes, followed at once by its finish, on a channel not open, that
+ * the limits admit. Such a pair opens and closes its channel, and goes on
+ * whole, so the kernel writes one KIND_RUN entry for consecutive pairs in
+ * place of two entries each, and every other record as an entry. It tracks
+ * the channels those entries open and close from the sink's open channels,
+ * which it is given here, and stops folding when they outnumber FOLD_MAX.
+ */
+export interface Fold {
+  /** Channels open now, their ids and payload lengths in the first `count` places; -1 folds nothing. */
+  count: number;
+  readonly ids: Uint32Array;
+  readonly lengths: Float64Array;
+  /** Payload bytes the open channels hold, and the two limits (WIRE.md section 6). */
+  held: number;
+  maxOpen: number;
+  maxHeld: number;
+}
+
 export interface ReaderLimits {
   /** The largest payload a response may declare (WIRE.md section 6). */
   readonly maxFrameBytes: number;
@@ -85,6 +114,12 @@ export interface RecordSink {
    */
   records?(scan: Scan, streamBase: number, verify: boolean): number;
   /**
+   * Optional, with records(): the sink's open channels before each scan of
+   * whole records, for a kernel that folds exchanges (KIND_RUN entries then
+   * reach records()); null to fold nothing in that scan.
+   */
+  fold?(): Fold | null;
+  /**
    * Optional: the records of one scan have all been handed over, and the
    * bytes their payloads lie in are about to go back (to the caller, or to
    * a buffer or core the reader reuses). A sink that keeps a payload past
@@ -123,8 +158,8 @@ export interface InPlaceRecord {
 
 /** A backend's record scanner. */
 export interface ScanKernel {
-  /** Scans the records in bytes[from, to). */
-  scan(bytes: Uint8Array, from: number, to: number, maxFrame: number, verify: boolean): Scan;
+  /** Scans the records in bytes[from, to); a kernel may fold exchanges, asking `fold` before each call of the core. */
+  scan(bytes: Uint8Array, from: number, to: number, maxFrame: number, verify: boolean, fold?: (() => Fold | null) | null): Scan;
   /** The most bytes one scan should take, for this frame limit; a record never spans two windows of a chunk. */
   window(maxFrame: number): number;
   /**
@@ -148,6 +183,8 @@ export class RecordReader {
   private need = 0;
   private failed: RecordFault | null = null;
   private readonly verify: boolean;
+  /** The sink's open channels, for a kernel that folds exchanges; null when the sink takes no runs. */
+  private readonly fold: (() => Fold | null) | null;
 
   constructor(
     private readonly kernel: ScanKernel,
@@ -155,6 +192,7 @@ export class RecordReader {
     private readonly sink: RecordSink,
   ) {
     this.verify = limits.verify ?? true;
+    this.fold = sink.records && sink.fold ? () => sink.fold!() : null;
   }
 
   /** Bytes of the stream taken in so far. */
@@ -199,7 +237,7 @@ export class RecordReader {
    * of a record the window cut.
    */
   private scanRun(chunk: Uint8Array, from: number, to: number, chunkBase: number): number {
-    const scan = this.kernel.scan(chunk, from, to, this.limits.maxFrameBytes, this.verify);
+    const scan = this.kernel.scan(chunk, from, to, this.limits.maxFrameBytes, this.verify, this.fold);
     try {
       for (let start = from; ; ) {
         if (!this.deliver(scan, chunkBase + start)) return to;

@@ -31,7 +31,7 @@ import { type CodecChoice, codecFor, isCodec, judgeFrame } from '../frame/build.
 import { type FrameErrorJSON, frameErrorJSON } from '../frame/frame-error.js';
 import { resolveLimits, type StreamLimits } from '../records/limits.js';
 import { ALREADY_OPEN, OpenChannels } from '../exchange/open-channels.js';
-import { ENTRY_FIELDS, NOT_VERIFIED, type RecordReader, type RecordSink, type Scan } from '../records/reader.js';
+import { ENTRY_FIELDS, type Fold, FOLD_MAX, KIND_RUN, NOT_VERIFIED, type RecordReader, type RecordSink, type Scan } from '../records/reader.js';
 import { RecordError, type RecordFault } from '../records/record-error.js';
 import { asBytes, encodeFinish, HEADER_SIZE, KIND_FINISH } from '../records/record.js';
 import type { RelayFault } from './fault.js';
@@ -354,6 +354,8 @@ export class RelayState implements RecordSink {
   private stopped: RecordFault | null = null;
   /** Milliseconds spent on chunks that completed no response yet: the next response-completing chunk shares them out. */
   private carriedMs = 0;
+  /** The open channels as a kernel folds exchanges against them; null at 'full', where every response is judged here. */
+  private readonly folding: Fold | null;
 
   constructor(
     private readonly options: RelayOptions,
@@ -369,6 +371,17 @@ export class RelayState implements RecordSink {
     this.open = new OpenChannels(limits.maxOpenChannels, limits.maxHeldBytes);
     this.out = new Gatherer(forward, stats);
     this.pending = new CutRecord(stats);
+    this.folding =
+      level === 'full'
+        ? null
+        : {
+            count: 0,
+            ids: new Uint32Array(FOLD_MAX),
+            lengths: new Float64Array(FOLD_MAX),
+            held: 0,
+            maxOpen: limits.maxOpenChannels,
+            maxHeld: limits.maxHeldBytes,
+          };
     this.reader = backend.createReader({ maxFrameBytes: limits.maxFrameBytes, verify: this.level !== 'none' }, this);
   }
 
@@ -482,6 +495,15 @@ export class RelayState implements RecordSink {
 
   // The sink: called by the reader in stream order.
 
+  /** The open channels for a kernel that folds whole exchanges (RecordSink.fold); null at 'full'. */
+  fold(): Fold | null {
+    const folding = this.folding;
+    if (folding === null) return null;
+    folding.count = this.open.list(folding.ids, folding.lengths, FOLD_MAX);
+    folding.held = this.open.held;
+    return folding;
+  }
+
   /**
    * A scan's records at once: admit, response and finish below, record
    * after record, with the same verdicts and faults, and no call per record
@@ -504,7 +526,19 @@ export class RelayState implements RecordSink {
         const channel = table[e + 1] >>> 0;
         const at = table[e + 2] >>> 0;
         const offset = streamBase + at;
-        if (table[e] === KIND_FINISH) {
+        const kind = table[e];
+        if (kind === KIND_RUN) {
+          // `channel` whole exchanges the kernel folded: each a valid response and its finish, forwarded as they came.
+          const length = table[e + 3] >>> 0;
+          stats.responsesIn += channel;
+          stats.responsesOut += channel;
+          stats.finishesIn += channel;
+          stats.finishesOut += channel;
+          this.lastEnd = offset + length;
+          this.pass(offset, length);
+          continue;
+        }
+        if (kind === KIND_FINISH) {
           stats.finishesIn++;
           this.lastEnd = offset + HEADER_SIZE;
           open.close(channel);

@@ -187,3 +187,37 @@ export function stream(g: Gen): Uint8Array {
   }
   return g.int(2) === 0 ? whole : mutate(g, whole);
 }
+
+/**
+ * A record stream of mostly whole exchanges, a valid response then at once
+ * its finish, as a relay sees from a working proxy, with now and then what
+ * breaks one: a frame that fails, a response left open (its finish later,
+ * or never; at times more than FOLD_MAX of them), a second response on an
+ * open channel, a finish alone. Half of
+ * these streams are mutated as stream() mutates.
+ */
+export function exchanges(g: Gen): Uint8Array {
+  const parts: Uint8Array[] = [];
+  const open: number[] = [];
+  // Now and then more channels left open than a kernel folds against.
+  if (g.int(4) === 0) {
+    for (let c = 100; c < 109 + g.int(4); c++) {
+      parts.push(encodeResponse(c, goodFrame(g)));
+      open.push(c);
+    }
+  }
+  for (let k = 1 + g.int(40); k > 0; k--) {
+    const channel = g.int(12);
+    const odd = g.int(8);
+    if (odd === 0) parts.push(encodeResponse(channel, framePayload(g)), encodeFinish(channel));
+    else if (odd === 1) {
+      parts.push(encodeResponse(channel, goodFrame(g)));
+      open.push(channel);
+    } else if (odd === 2 && open.length > 0) parts.push(encodeFinish(open.splice(g.int(open.length), 1)[0]));
+    else if (odd === 3 && open.length > 0) parts.push(encodeResponse(g.pick(open), goodFrame(g)));
+    else if (odd === 4) parts.push(encodeFinish(channel));
+    else parts.push(encodeResponse(channel, goodFrame(g)), encodeFinish(channel));
+  }
+  const whole = Buffer.concat(parts);
+  return g.int(2) === 0 ? whole : mutate(g, whole);
+}

@@ -17,13 +17,13 @@
 // scratch of a core leased for it (CorePool below): each chunk's bytes are
 // copied once, to where the core will scan them when the record is whole.
 
-import { type InPlaceRecord, RecordReader, type Scan, type ScanKernel } from '../../records/reader.js';
+import { type Fold, type InPlaceRecord, RecordReader, type Scan, type ScanKernel } from '../../records/reader.js';
 import { HEADER_SIZE } from '../../records/record.js';
 import { type Backend, type BackendName, SCREENED } from '../backend.js';
 import { type Fault, frameFault } from '../../wire/fault.js';
 import { Status } from '../../wire/status.js';
 import type { StringKit } from '../../contract/string-kit.js';
-import { CoreInstance, coreHolding } from './instance.js';
+import { CoreInstance, coreHolding, writeFold } from './instance.js';
 
 /** Most cores lent out at once to hold records in place; beyond that, cut records wait in JS. */
 const MAX_LEASED = 8;
@@ -135,14 +135,16 @@ class CoreScan implements Scan {
   private length = 0;
   private maxFrame = 0;
   private verify = false;
+  private fold: (() => Fold | null) | null = null;
   /** The record holding the core under a lease, or null for a core lent for this scan only. */
   private leased: object | null = null;
 
   constructor(private readonly pool: CorePool) {}
 
   /** Scans scratch[0, length) of `core`; `leased` says how to give it back. */
-  start(core: CoreInstance, length: number, maxFrame: number, verify: boolean, leased: object | null): this {
+  start(core: CoreInstance, length: number, maxFrame: number, verify: boolean, leased: object | null, fold: (() => Fold | null) | null = null): this {
     this.core = core;
+    this.fold = fold;
     this.length = length;
     this.maxFrame = maxFrame;
     this.verify = verify;
@@ -157,6 +159,8 @@ class CoreScan implements Scan {
   private run(at: number): void {
     const core = this.core!;
     this.base = core.scratch + at;
+    // Asked before every call: after a full table the sink has taken the entries so far, and its channels changed.
+    writeFold(core, this.fold === null ? null : this.fold());
     this.count = core.exports.scanRecords(this.base, this.length - at, this.maxFrame, this.verify ? 1 : 0);
   }
 
@@ -168,6 +172,7 @@ class CoreScan implements Scan {
     const core = this.core;
     if (!core) return;
     this.core = null;
+    this.fold = null;
     this.bytes = EMPTY;
     if (this.leased) this.pool.endLease(core, this.leased);
     else this.pool.release(core);
@@ -224,11 +229,11 @@ class WasmKernel implements ScanKernel {
     return Math.max(WINDOW, Math.min(maxFrame + HEADER_SIZE, 2 ** 31));
   }
 
-  scan(bytes: Uint8Array, from: number, to: number, maxFrame: number, verify: boolean): Scan {
+  scan(bytes: Uint8Array, from: number, to: number, maxFrame: number, verify: boolean, fold: (() => Fold | null) | null = null): Scan {
     const core = this.pool.acquire();
     core.reserve(to - from);
     core.bytes.set(from === 0 && to === bytes.length ? bytes : bytes.subarray(from, to), core.scratch);
-    return this.scanner.start(core, to - from, maxFrame, verify, null);
+    return this.scanner.start(core, to - from, maxFrame, verify, null, fold);
   }
 
   holdInPlace(prefix: Uint8Array, start: number, end: number): InPlaceRecord | null {

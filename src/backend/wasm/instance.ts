@@ -8,6 +8,8 @@
 // Scratch grows in steps of at least 1 MiB, and every view is made again
 // after a growth, because growing detaches the old ArrayBuffer.
 
+import { FOLD_MAX, type Fold } from '../../records/reader.js';
+
 /** The exports of build/core-*.wasm (assembly/index.ts). */
 export interface CoreExports {
   readonly memory: WebAssembly.Memory;
@@ -17,6 +19,7 @@ export interface CoreExports {
   scratch(): number;
   recordTable(): number;
   stopBlock(): number;
+  foldBlock(): number;
   tableCapacity(): number;
   entryFields(): number;
   verifyFrame(ptr: number, length: number): number;
@@ -34,6 +37,7 @@ export const CORE_EXPORTS = [
   ['scratch', 'function'],
   ['recordTable', 'function'],
   ['stopBlock', 'function'],
+  ['foldBlock', 'function'],
   ['tableCapacity', 'function'],
   ['entryFields', 'function'],
   ['verifyFrame', 'function'],
@@ -51,6 +55,32 @@ const MEMORIES = new WeakMap<ArrayBufferLike, CoreInstance>();
 /** The core whose memory `bytes` is a view of, or undefined. */
 export function coreHolding(bytes: Uint8Array): CoreInstance | undefined {
   return MEMORIES.get(bytes.buffer);
+}
+
+/** The fold block: i32 count, u32 open limit, f64 held, f64 held limit, FOLD_MAX u32 ids, FOLD_MAX f64 lengths. */
+const FOLD_I32S = 6 + FOLD_MAX;
+const FOLD_F64S = 3 + FOLD_MAX / 2 + FOLD_MAX;
+
+/**
+ * Writes `fold` (or no folding, for null) into `core`'s fold block, where
+ * the next scanRecords reads it.
+ */
+export function writeFold(core: CoreInstance, fold: Fold | null): void {
+  const i32 = core.foldI32;
+  if (fold === null || fold.count < 0) {
+    i32[0] = -1;
+    return;
+  }
+  const f64 = core.foldF64;
+  const count = fold.count;
+  i32[0] = count;
+  i32[1] = Math.min(fold.maxOpen, 0xffff_ffff) | 0;
+  f64[1] = fold.held;
+  f64[2] = fold.maxHeld;
+  for (let k = 0; k < count; k++) {
+    i32[6 + k] = fold.ids[k] | 0;
+    f64[3 + FOLD_MAX / 2 + k] = fold.lengths[k];
+  }
 }
 
 const PAGE = 65536;
@@ -81,12 +111,16 @@ export class CoreInstance {
   readonly entryFields: number;
   private readonly tableAt: number;
   private readonly stopAt: number;
+  private readonly foldAt: number;
   /** The memory's bytes; made again after every growth. */
   bytes!: Uint8Array;
   /** The record table as i32s; made again after every growth. */
   table!: Int32Array;
   /** The stop block as i32s; made again after every growth. */
   stop!: Int32Array;
+  /** The fold block (assembly/records.ts) as i32s and as f64s; made again after every growth. */
+  foldI32!: Int32Array;
+  foldF64!: Float64Array;
   /** Bytes of memory, kept here: reading memory.buffer.byteLength costs more than the check. */
   capacity = 0;
   /** The most scratch asked of this instance since it was last lent out (for the pool's shrink rule). */
@@ -99,6 +133,7 @@ export class CoreInstance {
     this.entryFields = this.exports.entryFields();
     this.tableAt = this.exports.recordTable();
     this.stopAt = this.exports.stopBlock();
+    this.foldAt = this.exports.foldBlock();
     this.refreshViews();
   }
 
@@ -109,6 +144,8 @@ export class CoreInstance {
     this.bytes = new Uint8Array(buffer);
     this.table = new Int32Array(buffer, this.tableAt, this.tableCapacity * this.entryFields);
     this.stop = new Int32Array(buffer, this.stopAt, 8);
+    this.foldI32 = new Int32Array(buffer, this.foldAt, FOLD_I32S);
+    this.foldF64 = new Float64Array(buffer, this.foldAt, FOLD_F64S);
   }
 
   /** Makes scratch hold at least `size` bytes (see growthPages); a RangeError when the memory cannot be had. */
