@@ -7,7 +7,7 @@ import { COPY_BELOW, createRelay, type RelayOptions, RelayState, type RelayStats
 import type { StreamLimits } from '../src/records/limits.js';
 import type { RelayFault } from '../src/relay/fault.js';
 import { encodeFinish, encodeResponse } from '../src/records/record.js';
-import { ENTRY_FIELDS, KIND_RUN } from '../src/records/reader.js';
+import { ENTRY_FIELDS, KIND_RUN, type RecordSink } from '../src/records/reader.js';
 import { pipeIterable } from '../src/streams/iterate.js';
 import { exchanges, Gen, rng, stream } from './support/generate.js';
 import { modelLimits, STREAM_VECTORS } from './support/vectors.js';
@@ -214,8 +214,8 @@ describe.each(BACKENDS.map((b) => [b.name, b] as const))('relay on %s', (_name, 
   });
 
   it(`takes a scan's records at once with the verdicts, faults, bytes and counts of one call a record (seed ${SEED})`, () => {
-    // The same relay, its reader handed a sink that has only the calls made one record at a time.
-    const oneByOne: Backend = {
+    // The same relay, its reader handed a sink with the calls made one record at a time, and those `batched` adds.
+    const wrapped = (batched?: (sink: RecordSink) => Pick<RecordSink, 'fold' | 'records'>): Backend => ({
       ...backend,
       createReader: (limits, sink) =>
         backend.createReader(limits, {
@@ -223,8 +223,10 @@ describe.each(BACKENDS.map((b) => [b.name, b] as const))('relay on %s', (_name, 
           response: (...args) => sink.response(...args),
           finish: (channel, offset) => sink.finish(channel, offset),
           settle: () => sink.settle?.(),
+          ...batched?.(sink),
         }),
-    };
+    });
+    const oneByOne = wrapped();
     const run = (via: Backend, input: Uint8Array, cuts: number[], options: RelayOptions) => {
       const faults: RelayFault[] = [];
       const out: number[] = [];
@@ -241,21 +243,13 @@ describe.each(BACKENDS.map((b) => [b.name, b] as const))('relay on %s', (_name, 
     };
     // The batched relay, its scans' entries counted on the way: how many exchanges the kernel folded into runs.
     let folded = 0;
-    const counting: Backend = {
-      ...backend,
-      createReader: (limits, sink) =>
-        backend.createReader(limits, {
-          admit: (channel, length) => sink.admit(channel, length),
-          response: (...args) => sink.response(...args),
-          finish: (channel, offset) => sink.finish(channel, offset),
-          settle: () => sink.settle?.(),
-          fold: () => sink.fold!(),
-          records: (scan, streamBase, verify) => {
-            for (let e = 0; e < scan.count * ENTRY_FIELDS; e += ENTRY_FIELDS) if (scan.table[e] === KIND_RUN) folded += scan.table[e + 1];
-            return sink.records!(scan, streamBase, verify);
-          },
-        }),
-    };
+    const counting = wrapped((sink) => ({
+      fold: () => sink.fold!(),
+      records: (scan, streamBase, verify) => {
+        for (let e = 0; e < scan.count * ENTRY_FIELDS; e += ENTRY_FIELDS) if (scan.table[e] === KIND_RUN) folded += scan.table[e + 1];
+        return sink.records!(scan, streamBase, verify);
+      },
+    }));
     const g = new Gen(rng(SEED ^ 0x5ca7));
     let batched = 0;
     for (let n = 0; n < 1000; n++) {

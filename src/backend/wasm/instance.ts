@@ -74,7 +74,7 @@ export function writeFold(core: CoreInstance, fold: Fold | null): void {
   const f64 = core.foldF64;
   const count = fold.count;
   i32[0] = count;
-  i32[1] = Math.min(fold.maxOpen, 0xffff_ffff) | 0;
+  i32[1] = fold.maxOpen | 0; // at most 2^32 - 1 (resolveLimits): the core reads it unsigned
   f64[1] = fold.held;
   f64[2] = fold.maxHeld;
   for (let k = 0; k < count; k++) {
