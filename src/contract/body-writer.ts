@@ -16,7 +16,7 @@
 // from the checks themselves.
 //
 // A codec with a compiled judge gives the writer a plan made from it
-// (write-plan.ts), and then the copy is not built: the writer judges each
+// (judge-plan.ts), and then the copy is not built: the writer judges each
 // member as it writes it, and a member the schema does not look into
 // (`_meta`, a tool's input schema, a member it does not know) is only
 // written. Where the plan cannot follow the value (a leaf's container, a
@@ -100,7 +100,7 @@ import {
   UNION,
   type UnionMember,
   VALUE,
-} from './write-plan.js';
+} from './judge-plan.js';
 
 /** How long a frame may be, and its body's JSON text. */
 export interface FrameLimits {
@@ -634,7 +634,7 @@ class BodyWriter {
   }
 
   /**
-   * SerializeJSONProperty under a plan (write-plan.ts): writes as value()
+   * SerializeJSONProperty under a plan (judge-plan.ts): writes as value()
    * writes, reading the value the same way, and returns the plan's verdict
    * on the value as written. Nothing is copied where the plan follows the
    * value; where it does not, value() writes and copies, and the node judges
@@ -806,7 +806,7 @@ class BodyWriter {
     const count = names.length;
     let guess = 0;
     let alive = p.all;
-    // Every option's members, a bit each in one mask (write-plan.ts unionPlan).
+    // Every option's members, a bit each in one mask (judge-plan.ts unionPlan).
     let seen = 0;
     this.byte(0x7b);
     let first = true;
@@ -988,7 +988,7 @@ class BodyWriter {
   }
 
   /**
-   * A member's head, `"name":`, n bytes, from its words (write-plan.ts):
+   * A member's head, `"name":`, n bytes, from its words (judge-plan.ts):
    * written whole, the zeros after it included, which what comes next
    * writes over.
    *
@@ -1327,7 +1327,7 @@ export function writeFrame(tag: number, body: unknown, judge: (written: unknown)
 }
 
 /**
- * writeFrame with a plan (write-plan.ts, made from the compiled judge that
+ * writeFrame with a plan (judge-plan.ts, made from the compiled judge that
  * `judge` runs): the value is judged as it is written, with no copy, and
  * `judge` runs only on a value the plan refuses, to name the fault, on the
  * value parsed back from the bytes (what the copy would have been).
