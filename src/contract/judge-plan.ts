@@ -49,7 +49,16 @@ export const VALUE = 6;
 export const STRING = 7;
 export const BASE64 = 8;
 
-type Kind = typeof ANY | typeof OBJECT | typeof ARRAY | typeof UNION | typeof RECORD | typeof CONTAINER | typeof VALUE | typeof STRING | typeof BASE64;
+type Kind =
+  | typeof ANY
+  | typeof OBJECT
+  | typeof ARRAY
+  | typeof UNION
+  | typeof RECORD
+  | typeof CONTAINER
+  | typeof VALUE
+  | typeof STRING
+  | typeof BASE64;
 
 /** Members of an object plan: at most this many (a bit each in a 32-bit mask). */
 const MAX_KEYS = 31;
