@@ -11,7 +11,7 @@
 //
 // # How
 //
-// The walk follows the compiled schema (judge-node.ts) over the text, which
+// The walk follows the compiled schema's plan (judge-plan.ts) over the text, which
 // the backend has already accepted as strict JSON (rule 4.1), so it reads
 // without checking. A value of at most `small` bytes is parsed and handed
 // to the compiled value judge: it costs at most a fixed amount of heap, and

@@ -197,7 +197,10 @@ function build(n: JudgeNode, table: readonly JudgeNode[]): Plan {
         const name = utf8.encode(k.name);
         p.bytes.push(name);
         // A name with a backslash in it can only be written with escapes: it is found by decoding (judge-bytes.ts acceptsObject).
-        if (!name.includes(0x5c)) (p.byFirst[name.length === 0 ? 0x22 : name[0]] ??= []).push(i);
+        if (name.includes(0x5c)) return;
+        const first = name.length === 0 ? 0x22 : name[0];
+        p.byFirst[first] ??= [];
+        p.byFirst[first].push(i);
       });
       p.names = n.keys.map((k) => k.name);
       p.hashes = Int32Array.from(p.names, hashString);
@@ -292,7 +295,7 @@ function takenStrings(node: JudgeNode): string[] | undefined {
 }
 
 /** FNV-1a over the UTF-16 units of a string, as judge-bytes.ts hashes a name in the text. */
-export function hashString(s: string): number {
+function hashString(s: string): number {
   let h = 0x811c9dc5;
   for (let k = 0; k < s.length; k++) h = Math.imul(h ^ s.charCodeAt(k), 0x01000193);
   return h | 0;
