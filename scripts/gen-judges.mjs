@@ -658,7 +658,7 @@ export function generate(spec) {
         emit(`  { kind: 'record', ${common}, value: ${entry.value}, trivial: ${entry.trivial} },`);
         break;
       case 'leaf':
-        // The test itself, for encode's plans (write-plan.ts): leaves with one test are judged alike.
+        // The test itself, for encode's plans (judge-plan.ts): leaves with one test are judged alike.
         emit(`  { kind: 'leaf', ${common}, test: ${JSON.stringify(leafTestOnX(entry.node))} },`);
         break;
       default:

@@ -9,7 +9,7 @@ import { EncodeError } from '../src/contract/encode-rules.js';
 import { NODES, ROOTS } from '../src/contract/generated/judges.js';
 import { newJudgement } from '../src/contract/judge-kit.js';
 import { ErrorObjectSchema, type Judge, judge } from '../src/contract/schema.js';
-import { ANY, ARRAY, BASE64, CONTAINER, OBJECT, planOf, RECORD, STRING, UNION, VALUE } from '../src/contract/write-plan.js';
+import { ANY, ARRAY, BASE64, CONTAINER, OBJECT, planOf, RECORD, STRING, UNION, VALUE } from '../src/contract/judge-plan.js';
 import { TAG_RESULT } from '../src/wire/tags.js';
 import { valuesFor } from './support/schema-values.js';
 

@@ -11,7 +11,7 @@
 //
 // # How
 //
-// The walk follows the compiled schema (judge-node.ts) over the text, which
+// The walk follows the compiled schema's plan (judge-plan.ts) over the text, which
 // the backend has already accepted as strict JSON (rule 4.1), so it reads
 // without checking. A value of at most `small` bytes is parsed and handed
 // to the compiled value judge: it costs at most a fixed amount of heap, and
@@ -43,6 +43,7 @@ import { SPLICE_MIN } from './json-value.js';
 import { NODES } from './generated/judges.js';
 import { customFault, type Fault, merge, newJudgement, nonoptional, pickUnion, plainObjects, prefix, type ZodNode } from './judge-kit.js';
 import type { JudgeNode } from './judge-node.js';
+import { ANY, absentOk, ARRAY, BASE64, CONTAINER, OBJECT, type Plan, planOf, RECORD, STRING, UNION, VALUE } from './judge-plan.js';
 import { hexValue } from './json-text.js';
 import { skipWhitespace } from './locate.js';
 import type { StringKit } from './string-kit.js';
@@ -250,13 +251,6 @@ function hashName(b: Uint8Array, ks: number, ke: number): number {
   return h | 0;
 }
 
-/** FNV-1a over the units of a string, as hashName computes it. */
-function hashString(s: string): number {
-  let h = 0x811c9dc5;
-  for (let k = 0; k < s.length; k++) h = Math.imul(h ^ s.charCodeAt(k), 0x01000193);
-  return h | 0;
-}
-
 /** Whether the name whose quotes are at ks and ke - 1 is the string s. */
 function nameIs(b: Uint8Array, ks: number, ke: number, s: string): boolean {
   owed = -1;
@@ -316,11 +310,6 @@ function standIn(b: Uint8Array, s: number, e: number): unknown {
   return c === QUOTE ? parseString(b, s, e) : parse(b, s, e);
 }
 
-const isPlainString = (z: ZodNode) => {
-  const d = z._zod.def as { type: string; checks?: unknown[]; coerce?: boolean };
-  return d.type === 'string' && !d.checks?.length && !d.coerce && !z._zod.traits.has('$ZodCheck');
-};
-
 /** Judges with the value judge: the value at b[s, e) parsed. */
 function byValue(node: JudgeNode, b: Uint8Array, s: number, e: number): Fault | undefined {
   const v = parse(b, s, e);
@@ -331,7 +320,6 @@ class Walk {
   constructor(
     readonly b: Uint8Array,
     readonly small: number,
-    readonly nodes: readonly JudgeNode[],
     readonly keep: number,
   ) {}
 
@@ -380,62 +368,54 @@ class Walk {
     }
   }
 
-  /** The first fault of the value at b[s, e), trimmed, under the node with id `id`. */
-  value(id: number, s: number, e: number): Fault | undefined {
-    return this.node(this.nodes[id], s, e);
-  }
-
-  /** The first fault of the value at b[s, e), trimmed, under `node`. */
-  node(node: JudgeNode, s: number, e: number): Fault | undefined {
+  /** The first fault of the value at b[s, e), trimmed, under the plan `p`. */
+  node(p: Plan, s: number, e: number): Fault | undefined {
     const b = this.b;
     const c = b[s];
-    // First the nodes whose verdict the first byte gives, whatever the size.
-    switch (node.kind) {
-      case 'unknown':
+    // First the plans whose verdict the first byte gives, whatever the size.
+    switch (p.kind) {
+      case ANY:
         return undefined;
-      case 'optional':
-      case 'default':
-        return this.value(node.inner, s, e);
-      case 'nullable':
-        return c === 0x6e ? undefined : this.value(node.inner, s, e);
-      case 'assert-object':
+      case CONTAINER:
         if (c === OPEN_OBJECT || c === OPEN_ARRAY) return undefined;
         break;
-      case 'leaf':
-        if (c === QUOTE && isPlainStringNode(node)) return undefined;
+      case STRING:
+        if (c === QUOTE) return undefined;
         break;
-      case 'base64':
+      case BASE64:
         if (c !== QUOTE) break;
         if (kit !== undefined && e - s >= LONG_STRING ? kit.base64Bytes(b, s + 1, e - 1) : isBase64Bytes(b, s + 1, e - 1)) return undefined;
-        return customFault((node.zod._zod.def.checks as ZodNode[])[0], node.zod, parseString(b, s, e));
+        return customFault((p.inner!.zod._zod.def.checks as ZodNode[])[0], p.inner!.zod, parseString(b, s, e));
     }
+    if (c === 0x6e && p.nullOk) return undefined;
+    const node = p.node!;
     if (e - s <= this.small) return byValue(node, b, s, e);
-    switch (node.kind) {
-      case 'object':
-        return c === OPEN_OBJECT ? this.object(node, s) : node.why(standIn(b, s, e));
-      case 'array':
-        return c === OPEN_ARRAY ? this.array(node, s) : node.why(standIn(b, s, e));
-      case 'record':
-        return c === OPEN_OBJECT ? this.record(node, s) : node.why(standIn(b, s, e));
-      case 'union': {
-        const faults: Fault[] = [];
-        for (const option of node.options) {
-          const f = this.value(option, s, e);
-          if (f === undefined) return undefined;
-          faults.push(f);
-        }
-        // The union's own issue names no input in any message; a stand-in of its type will do.
-        return pickUnion(c === OPEN_ARRAY ? [] : c === OPEN_OBJECT ? {} : c === QUOTE ? '' : 0, node.zod, faults);
-      }
-      case 'leaf':
-      case 'base64':
-      case 'assert-object':
+    switch (p.kind) {
+      case OBJECT:
+        return c === OPEN_OBJECT ? this.object(p, s) : node.why(standIn(b, s, e));
+      case ARRAY:
+        return c === OPEN_ARRAY ? this.array(p, s) : node.why(standIn(b, s, e));
+      case RECORD:
+        return c === OPEN_OBJECT ? this.record(p, s) : node.why(standIn(b, s, e));
+      case UNION:
+        break;
+      case VALUE:
+        if (p.options.length !== 0) break;
+        // An island: the SDK's schema on the parsed value; a leaf as below.
+        return p.leaf ? node.why(standIn(b, s, e)) : byValue(node, b, s, e);
+      default:
         // A large value of a type these refuse: the issue depends on the type alone.
         return node.why(standIn(b, s, e));
-      default:
-        // An island: the SDK's schema on the parsed value.
-        return byValue(node, b, s, e);
     }
+    // A union: each option in turn, and zod's choice among their faults.
+    const faults: Fault[] = [];
+    for (const option of p.options) {
+      const f = this.node(option, s, e);
+      if (f === undefined) return undefined;
+      faults.push(f);
+    }
+    // The union's own issue names no input in any message; a stand-in of its type will do.
+    return pickUnion(c === OPEN_ARRAY ? [] : c === OPEN_OBJECT ? {} : c === QUOTE ? '' : 0, p.inner!.zod, faults);
   }
 
   /** Calls `member(keyStart, keyEnd, valueStart, valueEnd)` for each member of the object at s, in order. */
@@ -456,52 +436,52 @@ class Walk {
     }
   }
 
-  private object(node: Extract<JudgeNode, { kind: 'object' }>, s: number): Fault | undefined {
+  private object(p: Plan, s: number): Fault | undefined {
     const b = this.b;
-    const { keys } = node;
-    const starts = new Array<number>(keys.length).fill(-1);
-    const ends = new Array<number>(keys.length).fill(-1);
-    const hashes = keyHashes(node);
+    const { names, hashes } = p;
+    const starts = new Array<number>(names.length).fill(-1);
+    const ends = new Array<number>(names.length).fill(-1);
     // PERF NOTES: one pass over the members; a name is hashed as it is read
     // and compared only with the shape's names of the same hash.
     this.members(s, (ks, ke, vs, ve) => {
       const h = hashName(b, ks, ke);
-      for (let k = 0; k < keys.length; k++) {
-        if (hashes[k] === h && nameIs(b, ks, ke, keys[k].name)) {
+      for (let k = 0; k < names.length; k++) {
+        if (hashes[k] === h && nameIs(b, ks, ke, names[k])) {
           starts[k] = vs;
           ends[k] = ve;
         }
       }
     });
     let first: Fault | undefined;
-    for (let k = 0; k < keys.length; k++) {
-      const { name, child, mode } = keys[k];
+    for (let k = 0; k < names.length; k++) {
+      const mode = p.modes[k];
       let f: Fault | undefined;
-      if (starts[k] >= 0) f = this.value(child, starts[k], ends[k]);
-      else if (mode === 'B') f = this.nodes[child].why(undefined) ?? nonoptional();
-      else if (mode === 'C') f = this.nodes[child].why(undefined);
+      if (starts[k] >= 0) f = this.node(p.members[k], starts[k], ends[k]);
+      else if (mode === 'B') f = p.own[k].why(undefined) ?? nonoptional();
+      else if (mode === 'C') f = p.own[k].why(undefined);
       if (f !== undefined) {
-        first = merge(first, prefix(f, name));
+        first = merge(first, prefix(f, names[k]));
         if (first.aborted) return first;
       }
     }
-    if (node.strict) {
+    if (p.strict) {
       // zod's unrecognized_keys names every unknown member; the value judge words it from the parsed object.
-      const f = node.why(parse(b, s, this.skip(s)));
+      const f = p.node!.why(parse(b, s, this.skip(s)));
       if (f !== undefined && first === undefined) return f;
     }
     return first;
   }
 
-  private array(node: Extract<JudgeNode, { kind: 'array' }>, s: number): Fault | undefined {
+  private array(p: Plan, s: number): Fault | undefined {
     const b = this.b;
     const small = this.small;
-    const element = this.nodes[node.element];
-    if (element.kind === 'unknown' && node.cap === Infinity) return undefined;
-    if (node.cap !== Infinity) {
+    const element = p.element!;
+    const judge = element.node;
+    if (judge === undefined && p.cap === Infinity) return undefined;
+    if (p.cap !== Infinity) {
       // zod's capSize judges no element of an array past its cap; it reads only the length.
       const count = this.count(s);
-      if (count > node.cap) return node.why(lengthOnly(count));
+      if (count > p.cap) return p.node!.why(lengthOnly(count));
     }
     let first: Fault | undefined;
     // A batch: consecutive small items b[batchStart, batchEnd), the first of them item batchIndex.
@@ -513,8 +493,8 @@ class Walk {
       const values = JSON.parse(`[${utf8Text(b, batchStart, batchEnd)}]`) as unknown[];
       batchStart = -1;
       for (let k = 0; k < values.length; k++) {
-        if (element.ok(values[k])) continue;
-        const f = element.why(values[k]);
+        if (judge === undefined || judge.ok(values[k])) continue;
+        const f = judge.why(values[k]);
         if (f === undefined) continue;
         first = merge(first, prefix(f, batchIndex + k));
         if (first.aborted) return true;
@@ -534,7 +514,7 @@ class Walk {
         batchEnd = ie;
       } else {
         if (flush()) return first;
-        const f = this.value(node.element, i, ie);
+        const f = this.node(element, i, ie);
         if (f !== undefined) {
           first = merge(first, prefix(f, index));
           if (first.aborted) return first;
@@ -560,11 +540,12 @@ class Walk {
     }
   }
 
-  private record(node: Extract<JudgeNode, { kind: 'record' }>, s: number): Fault | undefined {
+  private record(p: Plan, s: number): Fault | undefined {
     // A JSON object is a plain object with string keys: only the values can fail, unless zod's
     // isPlainObject refuses every object (judge-kit.ts plainObjects), which a stand-in shows.
-    if (!plainObjects()) return node.why({});
-    if (node.trivial) return undefined;
+    if (!plainObjects()) return p.node!.why({});
+    const value = p.element!;
+    if (value.kind === ANY) return undefined;
     const b = this.b;
     let count = 0;
     this.members(s, () => {
@@ -575,7 +556,7 @@ class Walk {
     let first: Fault | undefined;
     for (const entry of names.ownKeysOrder()) {
       const vs = names.value[entry];
-      const f = this.value(node.value, vs, this.skip(vs));
+      const f = this.node(value, vs, this.skip(vs));
       if (f !== undefined) {
         const ks = names.key[entry];
         first = merge(first, prefix(f, parseString(b, ks, skipString(b, ks))));
@@ -653,30 +634,6 @@ class NameTable {
   }
 }
 
-const plainStrings = new WeakMap<JudgeNode, boolean>();
-
-/** Whether a leaf is z.string() and nothing more: any string passes it. */
-function isPlainStringNode(node: JudgeNode): boolean {
-  let plain = plainStrings.get(node);
-  if (plain === undefined) {
-    plain = isPlainString(node.zod);
-    plainStrings.set(node, plain);
-  }
-  return plain;
-}
-
-const keyHashCache = new WeakMap<JudgeNode, Int32Array>();
-
-/** An object node's member names, hashed as hashName hashes a name in the text. */
-function keyHashes(node: Extract<JudgeNode, { kind: 'object' }>): Int32Array {
-  let hashes = keyHashCache.get(node);
-  if (!hashes) {
-    hashes = Int32Array.from(node.keys, (k) => hashString(k.name));
-    keyHashCache.set(node, hashes);
-  }
-  return hashes;
-}
-
 /**
  * What zod's cap check reads of an array (that it is one, and its length)
  * without the memory of its items: an empty array behind a proxy that
@@ -711,7 +668,7 @@ export function judgeBytes(node: JudgeNode, b: Uint8Array, start: number, end: n
   kit = options.strings;
   newJudgement();
   try {
-    return new Walk(b, options.small ?? smallFor(end - start), options.nodes ?? NODES, options.keep ?? KEEP).node(node, s, e);
+    return new Walk(b, options.small ?? smallFor(end - start), options.keep ?? KEEP).node(planOf(node, options.nodes ?? NODES), s, e);
   } finally {
     kit = outer;
   }
@@ -745,150 +702,6 @@ function smallFor(size: number): number {
 // repeats, JSON.parse keeps the last value; judging every one of them can
 // only refuse more, never accept what the last would fail. Members the
 // schema does not know are stepped over (a strict object refuses them).
-
-// Each compiled node gets a plan for this walk, made once: a small integer
-// for what to do, its children by reference, an object's names as bytes.
-// PERF NOTES: the walk then switches on integers and follows references;
-// looking nodes up by id and switching on their kind's string cost a third
-// of its time on listings (measured).
-
-const UNKNOWN = 0;
-const INNER = 1; // optional, default: a value present is the inner node's
-const NULLABLE = 2;
-const ASSERT_OBJECT = 3;
-const BASE64 = 4;
-const PLAIN_STRING = 5; // a leaf that is z.string() and nothing more
-const LEAF = 6;
-const OBJECT = 7;
-const ARRAY = 8;
-const RECORD = 9;
-const UNION = 10;
-const ISLAND = 11;
-const STRINGS = 12; // a leaf that takes exactly some strings (an enum, a string literal): compared by their UTF-8
-
-interface Plan {
-  op: number;
-  node: JudgeNode;
-  /** INNER, NULLABLE: the inner node; ARRAY: the element; RECORD: the value (undefined for a record that takes any). */
-  inner: Plan | undefined;
-  /** UNION: the options; OBJECT: each member's node, in the shape's order. */
-  children: Plan[];
-  /** OBJECT: each member's name as UTF-8, and the members by its first byte (a quote for the empty name). */
-  names: Uint8Array[];
-  byFirst: number[][];
-  /** OBJECT: each member's own node (children holds what judges a value present). */
-  members: JudgeNode[];
-  /** OBJECT: the members that must be present (bits), and those whose node judges an absent one (bits). */
-  required: number;
-  defaulted: number;
-  strict: boolean;
-  /** ARRAY: the most items. */
-  cap: number;
-  /** STRINGS: the strings taken, as UTF-8. */
-  values: Uint8Array[];
-}
-
-const utf8 = new TextEncoder();
-const plans = new WeakMap<JudgeNode, Plan>();
-
-/** The plan of `node`, whose children are numbered in `table`; made once per node. */
-function planOf(node: JudgeNode, table: readonly JudgeNode[]): Plan {
-  let plan = plans.get(node);
-  if (plan) return plan;
-  plan = {
-    op: ISLAND,
-    node,
-    inner: undefined,
-    children: [],
-    members: [],
-    names: [],
-    byFirst: [],
-    required: 0,
-    defaulted: 0,
-    strict: false,
-    cap: Infinity,
-    values: [],
-  };
-  // Set before the children are planned, so that a schema that contains itself ends.
-  plans.set(node, plan);
-  switch (node.kind) {
-    case 'unknown':
-      plan.op = UNKNOWN;
-      break;
-    case 'optional':
-    case 'default':
-    case 'nullable':
-      plan.op = node.kind === 'nullable' ? NULLABLE : INNER;
-      plan.inner = planOf(table[node.inner], table);
-      break;
-    case 'assert-object':
-      plan.op = ASSERT_OBJECT;
-      break;
-    case 'base64':
-      plan.op = BASE64;
-      break;
-    case 'leaf': {
-      plan.op = isPlainStringNode(node) ? PLAIN_STRING : LEAF;
-      const taken = takenStrings(node);
-      if (taken) {
-        plan.op = STRINGS;
-        plan.values = taken.map((v) => utf8.encode(v));
-      }
-      break;
-    }
-    case 'object':
-      // Met members are kept as the bits of one integer.
-      if (node.keys.length > 31) break;
-      plan.op = OBJECT;
-      plan.strict = node.strict;
-      node.keys.forEach((key, k) => {
-        // A member present has a value, which an optional or defaulted member's inner node judges.
-        plan.members.push(table[key.child]);
-        const child = planOf(table[key.child], table);
-        plan.children.push(child.op === INNER && child.inner !== undefined ? child.inner : child);
-        const name = utf8.encode(key.name);
-        plan.names.push(name);
-        // A name with a backslash in it can only be written with escapes: it is found by decoding (acceptsObject).
-        if (!name.includes(BACKSLASH)) {
-          const first = name.length === 0 ? QUOTE : name[0];
-          plan.byFirst[first] ??= [];
-          plan.byFirst[first].push(k);
-        }
-        if (key.mode === 'B') plan.required |= 1 << k;
-        if (key.mode === 'C') plan.defaulted |= 1 << k;
-      });
-      break;
-    case 'array':
-      plan.op = ARRAY;
-      plan.inner = planOf(table[node.element], table);
-      plan.cap = node.cap;
-      break;
-    case 'record':
-      plan.op = RECORD;
-      plan.inner = node.trivial ? undefined : planOf(table[node.value], table);
-      break;
-    case 'union':
-      plan.op = UNION;
-      plan.children = node.options.map((o) => planOf(table[o], table));
-      break;
-  }
-  return plan;
-}
-
-/**
- * The strings a leaf takes, when it takes those and nothing else: a zod
- * enum of strings, or a literal of strings, with no checks. Undefined for
- * any other leaf, or one whose verdict does not bear that out.
- */
-function takenStrings(node: JudgeNode): string[] | undefined {
-  const d = node.zod._zod.def as { type: string; entries?: Record<string, unknown>; values?: unknown[]; checks?: unknown[] };
-  if (d.checks?.length) return undefined;
-  const values = d.type === 'enum' && d.entries ? Object.values(d.entries) : d.type === 'literal' ? d.values : undefined;
-  if (!values?.length || !values.every((v): v is string => typeof v === 'string')) return undefined;
-  // The leaf's own verdict must agree: each taken, and a string that is none of them refused.
-  if (!values.every((v) => node.ok(v)) || node.ok(`${values.join('')}\u0000`)) return undefined;
-  return values;
-}
 
 /** The offset just past the value at i, read once: strings by skipString, containers by their depth. */
 function skipOnce(b: Uint8Array, i: number): number {
@@ -958,61 +771,30 @@ function stringAt(b: Uint8Array, s: number, e: number): string {
   return parseString(b, s, e);
 }
 
-/** The end of the value at i if the plan's node accepts it, else -1 (see above: -1 may be a refusal the exact judges would not make). */
+/** -1, or past `null` where the plan takes it: what a plan answers a value of a type it refuses. */
+function orNull(plan: Plan, c: number, i: number): number {
+  return c === 0x6e && plan.nullOk ? i + 4 : -1;
+}
+
+/** The end of the value at i if the plan accepts it, else -1 (see above: -1 may be a refusal the exact judges would not make). */
 function accepts(plan: Plan, b: Uint8Array, i: number): number {
   const c = b[i];
-  switch (plan.op) {
-    case UNKNOWN:
+  switch (plan.kind) {
+    case ANY:
       return skipOnce(b, i);
-    case PLAIN_STRING:
-      return c === QUOTE ? skipString(b, i) : -1;
-    case INNER:
-      // A member present has a value: the wrapper's inner node judges it.
-      return accepts(plan.inner!, b, i);
-    case NULLABLE:
-      return c === 0x6e ? i + 4 : accepts(plan.inner!, b, i);
+    case STRING:
+      return c === QUOTE ? skipString(b, i) : orNull(plan, c, i);
     case OBJECT:
-      return c === OPEN_OBJECT ? acceptsObject(plan, b, i) : -1;
+      return c === OPEN_OBJECT ? acceptsObject(plan, b, i) : orNull(plan, c, i);
     case ARRAY:
-      return c === OPEN_ARRAY ? acceptsArray(plan, b, i) : -1;
-    case LEAF: {
-      if (c === QUOTE) {
-        const e = skipString(b, i);
-        return plan.node.ok(stringAt(b, i, e)) ? e : -1;
-      }
-      // A leaf judges a string, a number, a literal or an enum: never an object or an array.
-      if (c === OPEN_OBJECT || c === OPEN_ARRAY) return -1;
-      const e = skipScalar(b, i);
-      const value = c === 0x74 ? true : c === 0x66 ? false : c === 0x6e ? null : numberAt(b, i, e);
-      return plan.node.ok(value) ? e : -1;
-    }
-    case STRINGS: {
-      // A leaf that takes only strings refuses anything else.
-      if (c !== QUOTE) return -1;
-      const e = skipString(b, i);
-      const n = e - i - 2;
-      for (const value of plan.values) {
-        if (value.length !== n) continue;
-        let p = 0;
-        while (p < n && value[p] === b[i + 1 + p]) p++;
-        if (p === n) return e;
-      }
-      // Not one of them as written: an escape may still spell one.
-      return b.subarray(i + 1, e - 1).includes(BACKSLASH) && plan.node.ok(parseString(b, i, e)) ? e : -1;
-    }
-    case UNION:
-      for (const option of plan.children) {
-        const e = accepts(option, b, i);
-        if (e >= 0) return e;
-      }
-      return -1;
+      return c === OPEN_ARRAY ? acceptsArray(plan, b, i) : orNull(plan, c, i);
     case RECORD:
       // zod's isPlainObject refuses every object while Object.prototype is not as it expects (judge-kit.ts plainObjects).
-      return c === OPEN_OBJECT && plainObjects() ? acceptsRecord(plan, b, i) : -1;
-    case ASSERT_OBJECT:
-      return c === OPEN_OBJECT || c === OPEN_ARRAY ? skipOnce(b, i) : -1;
+      return c === OPEN_OBJECT ? (plainObjects() ? acceptsRecord(plan, b, i) : -1) : orNull(plan, c, i);
+    case CONTAINER:
+      return c === OPEN_OBJECT || c === OPEN_ARRAY ? skipOnce(b, i) : orNull(plan, c, i);
     case BASE64: {
-      if (c !== QUOTE) return -1;
+      if (c !== QUOTE) return orNull(plan, c, i);
       const e = skipString(b, i);
       // A blob's alphabet run may have given its verdict already, on the way to its end.
       const known = blobVerdicts.size !== 0 ? blobVerdicts.get(i) : undefined;
@@ -1022,12 +804,37 @@ function accepts(plan: Plan, b: Uint8Array, i: number): number {
       if (ok && known !== undefined && plainBlobs !== undefined && e - i >= SPLICE_MIN) plainBlobs.push(i, e);
       return ok ? e : -1;
     }
-    default: {
-      // An island (or an object of too many members): the SDK's schema on the parsed value, when that is small; a large one is left to the exact path.
-      const e = skipOnce(b, i);
-      return e - i <= SMALL && plan.node.ok(parse(b, i, e)) ? e : -1;
-    }
   }
+  const node = plan.node!;
+  if (plan.options.length !== 0) {
+    for (const option of plan.options) {
+      const e = accepts(option, b, i);
+      if (e >= 0) return e;
+    }
+    return orNull(plan, c, i);
+  }
+  if (!plan.leaf) {
+    // An island (or an object of too many members): the SDK's schema on the parsed value, when that is small; a large one is left to the exact path.
+    const e = skipOnce(b, i);
+    return e - i <= SMALL && node.ok(parse(b, i, e)) ? e : -1;
+  }
+  // A leaf judges a string, a number, a literal or an enum: never an object or an array.
+  if (c === OPEN_OBJECT || c === OPEN_ARRAY) return -1;
+  if (c !== QUOTE) {
+    const e = skipScalar(b, i);
+    return node.ok(c === 0x74 ? true : c === 0x66 ? false : c === 0x6e ? null : numberAt(b, i, e)) ? e : -1;
+  }
+  const e = skipString(b, i);
+  if (plan.values.length === 0) return node.ok(stringAt(b, i, e)) ? e : -1;
+  // A leaf that takes only some strings: compared by their UTF-8, then, not one of them as written, an escape may still spell one.
+  const n = e - i - 2;
+  for (const value of plan.values) {
+    if (value.length !== n) continue;
+    let p = 0;
+    while (p < n && value[p] === b[i + 1 + p]) p++;
+    if (p === n) return e;
+  }
+  return b.subarray(i + 1, e - 1).includes(BACKSLASH) && node.ok(parseString(b, i, e)) ? e : -1;
 }
 
 /** The index of the shape's member whose name, with no escape, is the key whose opening quote is at ks; -1 when none. */
@@ -1035,7 +842,7 @@ function knownName(plan: Plan, b: Uint8Array, ks: number): number {
   const candidates = plan.byFirst[b[ks + 1]];
   if (candidates === undefined) return -1;
   for (let m = 0; m < candidates.length; m++) {
-    const name = plan.names[candidates[m]];
+    const name = plan.bytes[candidates[m]];
     const n = name.length;
     // The name's bytes, then the closing quote: no escape can stand in between, since a name holds no backslash.
     if (b[ks + 1 + n] !== QUOTE) continue;
@@ -1052,7 +859,7 @@ function ws(b: Uint8Array, i: number): number {
 }
 
 function acceptsObject(plan: Plan, b: Uint8Array, s: number): number {
-  const children = plan.children;
+  const members = plan.members;
   let met = 0;
   let i = ws(b, s + 1);
   if (b[i] !== CLOSE_OBJECT) {
@@ -1064,7 +871,7 @@ function acceptsObject(plan: Plan, b: Uint8Array, s: number): number {
       const ks = i;
       let k = knownName(plan, b, ks);
       let ke: number;
-      if (k >= 0) ke = ks + plan.names[k].length + 2;
+      if (k >= 0) ke = ks + plan.bytes[k].length + 2;
       else {
         let j = ks + 1;
         let escaped = false;
@@ -1077,13 +884,13 @@ function acceptsObject(plan: Plan, b: Uint8Array, s: number): number {
         ke = j + 1;
         if (escaped) {
           const name = parseString(b, ks, ke);
-          k = (plan.node as Extract<JudgeNode, { kind: 'object' }>).keys.findIndex((key) => key.name === name);
+          k = plan.names.indexOf(name);
         }
       }
       i = ws(b, ws(b, ke) + 1); // past ':'
       let e: number;
       if (k >= 0) {
-        e = accepts(children[k], b, i);
+        e = accepts(members[k], b, i);
         if (e < 0) return -1;
         met |= 1 << k;
       } else {
@@ -1097,15 +904,12 @@ function acceptsObject(plan: Plan, b: Uint8Array, s: number): number {
   }
   // Members the text lacks: a required one refuses, a defaulted one is judged as undefined.
   if ((plan.required & ~met) !== 0) return -1;
-  const absentDefaulted = plan.defaulted & ~met;
-  if (absentDefaulted !== 0) {
-    for (let k = 0; k < children.length; k++) if ((absentDefaulted & (1 << k)) !== 0 && !plan.members[k].ok(undefined)) return -1;
-  }
+  for (let ask = plan.asked & ~met, k = 0; ask !== 0; ask >>>= 1, k++) if (ask & 1 && !absentOk(plan, k)) return -1;
   return i + 1;
 }
 
 function acceptsArray(plan: Plan, b: Uint8Array, s: number): number {
-  const element = plan.inner!;
+  const element = plan.element!;
   let i = ws(b, s + 1);
   if (b[i] === CLOSE_ARRAY) return i + 1;
   for (let count = 1; ; count++) {
@@ -1119,8 +923,8 @@ function acceptsArray(plan: Plan, b: Uint8Array, s: number): number {
 }
 
 function acceptsRecord(plan: Plan, b: Uint8Array, s: number): number {
-  const value = plan.inner;
-  if (value === undefined) return skipOnce(b, s);
+  const value = plan.element!;
+  if (value.kind === ANY) return skipOnce(b, s);
   // Every member's value is judged, `__proto__` too (which zod's record passes over): a refusal goes to the exact path.
   let i = ws(b, s + 1);
   if (b[i] === CLOSE_OBJECT) return i + 1;

@@ -1,5 +1,5 @@
 // The shape of one compiled schema node: what the generated judges export
-// for the byte judge (judge-bytes.ts) to walk a frame's bytes with.
+// for judge-plan.ts to make the plan every walk follows.
 
 import type { Fault, ZodNode } from './judge-kit.js';
 

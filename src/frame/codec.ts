@@ -35,7 +35,7 @@ import {
 } from '../contract/schema.js';
 import { hasAlphabetRun, LONG_STRING, swapBase64Check } from '../contract/base64.js';
 import { checkTarget, type EncodeIntoResult, writeFrame, writeFrameInto, writeJudged, writeJudgedInto } from '../contract/body-writer.js';
-import { planOf } from '../contract/write-plan.js';
+import { planOf } from '../contract/judge-plan.js';
 import { utf8Text } from '../contract/utf8-text.js';
 import { SHORT_TEXT, screenShortText } from '../contract/screen.js';
 import { parseBody } from '../contract/json-value.js';
@@ -94,7 +94,7 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: PublicBackend): Fra
   const judgeErrorObject = (value: unknown) => (errorNode ? (judgeWith(errorNode, ErrorObjectSchema, value) ?? codeRange(value)) : judgeError(value));
   // Whether a result can hold a blob, whose base64 check the backend may take (an error object holds none).
   const resultBlobs = resultNode !== undefined && reachesBase64(resultNode);
-  // What encode's writer judges a result by as it writes it (write-plan.ts).
+  // What encode's writer judges a result by as it writes it (judge-plan.ts).
   const resultPlan = resultNode && planOf(resultNode);
 
   /** The result judge, with the backend's base64 check for long strings in force while it runs. */

@@ -1,0 +1,316 @@
+// A compiled judge (judge-node.ts) as one plan that every walk over a
+// value or its bytes follows: the byte judge's verdict and first fault
+// (judge-bytes.ts) and encode's writer (body-writer.ts).
+//
+// Each node gets one plan, made once: a small integer, the kind, for what
+// to do, its children by reference, an object's names as strings and as
+// bytes. PERF NOTES: the walks switch on integers and follow references;
+// looking nodes up by id and switching on their kind's string cost a third
+// of the byte judge's time on listings (measured).
+//
+// - ANY: the schema accepts whatever is there (zod's unknown);
+// - OBJECT: a plain object, each member judged by its own plan, then the
+//   members that are required and absent;
+// - ARRAY: a plain array, its length against the cap, each item by the
+//   element's plan;
+// - UNION: a union whose options are all OBJECT plans, within 31 members
+//   in all (encode walks the object once, under every option standing);
+// - RECORD: a plain object, each member by the value's plan (zod's record
+//   of string keys);
+// - CONTAINER: any object or array (the SDK's check that a value is an
+//   object, which JSON makes of arrays too);
+// - STRING: any string (a leaf whose one test is its type);
+// - BASE64: a blob, checked on its bytes (isBase64Bytes, the rule of the
+//   judge's isBase64 on the string);
+// - VALUE: anything else, judged by the node's own `ok` and `why`: a leaf
+//   (`values` holds the strings an enum or a literal takes), an island, an
+//   object of more than 31 members, or any other union (`options`).
+//
+// A value of another type than a STRING's or a BASE64's is judged by the
+// node too. An optional or defaulted node's plan is its inner node's, since
+// a value present is never undefined, and a nullable node's is its inner
+// node's with `nullOk` set and the nullable node as `node`; so `node`'s
+// verdict and first issue are the plan's on any value, and `inner` is the
+// node whose structure the plan follows. test/write-plan.test.ts holds
+// encode's verdict to `ok`, test/generator.test.ts the byte judge to zod.
+
+import type { ZodNode } from './judge-kit.js';
+import { NODES } from './generated/judges.js';
+import type { JudgeNode } from './judge-node.js';
+
+export const ANY = 0;
+export const OBJECT = 1;
+export const ARRAY = 2;
+export const UNION = 3;
+export const RECORD = 4;
+export const CONTAINER = 5;
+// The kinds from here on judge a value that is not a string by their node's ok.
+export const VALUE = 6;
+export const STRING = 7;
+export const BASE64 = 8;
+
+type Kind =
+  | typeof ANY
+  | typeof OBJECT
+  | typeof ARRAY
+  | typeof UNION
+  | typeof RECORD
+  | typeof CONTAINER
+  | typeof VALUE
+  | typeof STRING
+  | typeof BASE64;
+
+/** Members of an object plan: at most this many (a bit each in a 32-bit mask). */
+const MAX_KEYS = 31;
+
+/** A member name under a union's options. */
+export interface UnionMember {
+  /** The bits of the shared mask this name sets (one per option that knows it). */
+  readonly bits: number;
+  /** The options it rules out (strict ones that do not know it). */
+  readonly kills: number;
+  /** The plan every option judges it by, when they agree; otherwise undefined, and `plans` has each option's. */
+  readonly common: Plan | undefined;
+  readonly plans: readonly Plan[];
+}
+
+/** Every plan is one of these, whatever its kind, with its fields in one order (one hidden class). */
+export class Plan {
+  /** Whether null is accepted (a nullable node around the plan of `inner`). */
+  nullOk = false;
+  /** A leaf's test (judge-node.ts): two leaves with one test judge alike. */
+  test: string | undefined = undefined;
+  /** OBJECT: the members' names, in the schema's order; UNION: the names of `entries`. */
+  names: readonly string[] = [];
+  /** OBJECT: the plan of each member present, its own node (for one absent), and how it is looked up. */
+  members: Plan[] = [];
+  own: JudgeNode[] = [];
+  modes: string[] = [];
+  /** OBJECT: each name's UTF-8, its FNV-1a hash (judge-bytes.ts), and the members by first byte (a quote for the empty name). */
+  bytes: Uint8Array[] = [];
+  hashes: Int32Array = NO_HASHES;
+  byFirst: number[][] = [];
+  /** OBJECT: each member's name as written, `"name":`, when it needs no escape (else empty), and as whole words. */
+  heads: readonly Uint8Array[] = [];
+  headWords: readonly Int32Array[] = [];
+  /** OBJECT: the members absent that are refused (required), and those whose node judges undefined (defaulted), a bit each. */
+  required = 0;
+  asked = 0;
+  /** OBJECT: whether an unknown member is refused. */
+  strict = false;
+  /** ARRAY: the items' plan, and the longest length accepted; RECORD: the members' plan. */
+  element: Plan | undefined = undefined;
+  cap = Number.POSITIVE_INFINITY;
+  /** UNION, and VALUE for any other union: the options' plans. */
+  options: readonly Plan[] = [];
+  /** UNION: what each member name means under the options (`entries[j]` for `names[j]`), and what a name none knows means. */
+  entries: readonly UnionMember[] = [];
+  other: UnionMember | undefined = undefined;
+  /** UNION: each option's members, by a bit of one mask shared by all: the required ones, and the defaulted ones as [option, bit, member]. */
+  requiredBits: readonly number[] = [];
+  askedBits: readonly (readonly [number, number, number])[] = [];
+  /** UNION: a bit for each option. */
+  all = 0;
+  /** VALUE: the strings a leaf takes, as UTF-8, when it takes those and nothing else. */
+  values: Uint8Array[] = [];
+  /** VALUE: a leaf, whose issue on a value of a type it refuses depends on the type alone. */
+  leaf = false;
+
+  constructor(
+    public kind: Kind,
+    /** The node whose `ok` and `why` are this plan's on any value. */
+    public node: JudgeNode | undefined,
+    /** The node whose structure this plan follows: `node`, or the node inside a nullable. */
+    public inner: JudgeNode | undefined = node,
+  ) {}
+}
+
+const NO_HASHES = new Int32Array(0);
+
+/** The plan of whatever is accepted: the same object everywhere. */
+export const ANY_PLAN: Plan = new Plan(ANY, undefined);
+
+/** Whether two plans judge alike: the same plan, or leaves of one test. */
+function alike(p: Plan, q: Plan): boolean {
+  return p === q || (p.test !== undefined && p.test === q.test && p.nullOk === q.nullOk);
+}
+
+/** Key modes (judge-node.ts), with the generator's facts on undefined. */
+function takesUndefined(n: JudgeNode): boolean {
+  return n.kind === 'optional' || n.kind === 'default' || n.kind === 'unknown';
+}
+
+const plans = new WeakMap<JudgeNode, Plan>();
+const utf8 = new TextEncoder();
+
+/** The plan of a compiled judge's node, whose children are numbered in `table`; made once. */
+export function planOf(node: JudgeNode, table: readonly JudgeNode[] = NODES): Plan {
+  let p = plans.get(node);
+  if (p === undefined) {
+    p = make(node, table);
+    plans.set(node, p);
+  }
+  return p;
+}
+
+/** Nodes whose plan is being made: one met again inside itself (a recursive schema) is judged by its own node there. */
+const making = new Set<JudgeNode>();
+
+function make(n: JudgeNode, table: readonly JudgeNode[]): Plan {
+  const known = plans.get(n);
+  if (known !== undefined) return known;
+  if (making.has(n)) return new Plan(VALUE, n);
+  making.add(n);
+  try {
+    const p = build(n, table);
+    plans.set(n, p);
+    return p;
+  } finally {
+    making.delete(n);
+  }
+}
+
+function build(n: JudgeNode, table: readonly JudgeNode[]): Plan {
+  switch (n.kind) {
+    case 'unknown':
+      return ANY_PLAN;
+    case 'optional':
+    case 'default':
+      return make(table[n.inner], table);
+    case 'nullable': {
+      const inner = make(table[n.inner], table);
+      if (inner.kind === ANY) return ANY_PLAN;
+      return Object.assign(new Plan(inner.kind, n, inner.inner), inner, { node: n, nullOk: true });
+    }
+    case 'object': {
+      if (n.keys.length > MAX_KEYS) return new Plan(VALUE, n);
+      const p = new Plan(OBJECT, n);
+      p.strict = n.strict;
+      n.keys.forEach((k, i) => {
+        const child = table[k.child];
+        p.members.push(make(child, table));
+        p.own.push(child);
+        p.modes.push(k.mode);
+        // As the generated ok reads an absent member (scripts/gen-judges.mjs emitObject), on a value JSON.parse made.
+        if (k.mode === 'B') p.required |= 1 << i;
+        else if (k.mode === 'C' && !takesUndefined(child)) p.asked |= 1 << i;
+        const name = utf8.encode(k.name);
+        p.bytes.push(name);
+        // A name with a backslash in it can only be written with escapes: it is found by decoding (judge-bytes.ts acceptsObject).
+        if (name.includes(0x5c)) return;
+        const first = name.length === 0 ? 0x22 : name[0];
+        p.byFirst[first] ??= [];
+        p.byFirst[first].push(i);
+      });
+      p.names = n.keys.map((k) => k.name);
+      p.hashes = Int32Array.from(p.names, hashString);
+      p.heads = p.names.map(head);
+      p.headWords = p.heads.map((h) => new Int32Array(h.buffer, 0, h.buffer.byteLength >> 2));
+      return p;
+    }
+    case 'array':
+      return Object.assign(new Plan(ARRAY, n), { element: make(table[n.element], table), cap: n.cap ?? Number.POSITIVE_INFINITY });
+    case 'record':
+      return Object.assign(new Plan(RECORD, n), { element: make(table[n.value], table) });
+    case 'assert-object':
+      return new Plan(CONTAINER, n);
+    case 'base64':
+      return new Plan(BASE64, n);
+    case 'leaf': {
+      const p = new Plan(n.test === "typeof x === 'string'" ? STRING : VALUE, n);
+      p.test = n.test;
+      p.leaf = true;
+      p.values = (takenStrings(n) ?? []).map((v) => utf8.encode(v));
+      return p;
+    }
+    case 'union': {
+      const options = n.options.map((o) => make(table[o], table));
+      const bits = options.reduce((a, o) => a + o.names.length, 0);
+      if (bits <= MAX_KEYS && options.every((o) => o.kind === OBJECT && !o.nullOk)) return unionPlan(n, options);
+      return Object.assign(new Plan(VALUE, n), { options });
+    }
+    default:
+      return new Plan(VALUE, n);
+  }
+}
+
+/** An OBJECT plan's defaulted member `i`, absent: its node's verdict on undefined. */
+export function absentOk(p: Plan, i: number): boolean {
+  return p.own[i].ok(undefined);
+}
+
+/** A UNION plan: each option's members get bits of one shared mask, and each name one entry for all options. */
+function unionPlan(n: JudgeNode, options: Plan[]): Plan {
+  const first: number[] = [];
+  let next = 0;
+  for (const o of options) {
+    first.push(next);
+    next += o.names.length;
+  }
+  const entry = (name: string | undefined): UnionMember => {
+    let bits = 0;
+    let kills = 0;
+    const plans = options.map((o, i) => {
+      const at = name === undefined ? -1 : o.names.indexOf(name);
+      if (at >= 0) {
+        bits |= 1 << (first[i] + at);
+        return o.members[at];
+      }
+      if (o.strict) kills |= 1 << i;
+      return ANY_PLAN;
+    });
+    const common = plans.every((q) => alike(q, plans[0])) ? plans[0] : undefined;
+    return { bits, kills, common, plans };
+  };
+  const names: string[] = [];
+  for (const o of options) for (const name of o.names) if (!names.includes(name)) names.push(name);
+  const askedBits: [number, number, number][] = [];
+  options.forEach((o, i) => {
+    for (let k = 0; k < o.names.length; k++) if (o.asked & (1 << k)) askedBits.push([i, first[i] + k, k]);
+  });
+  return Object.assign(new Plan(UNION, n), {
+    options,
+    names,
+    entries: names.map(entry),
+    other: entry(undefined),
+    requiredBits: options.map((o, i) => o.required * 2 ** first[i]),
+    askedBits,
+    all: 2 ** options.length - 1,
+  });
+}
+
+/**
+ * The strings a leaf takes, when it takes those and nothing else: a zod
+ * enum of strings, or a literal of strings, with no checks. Undefined for
+ * any other leaf, or one whose verdict does not bear that out.
+ */
+function takenStrings(node: JudgeNode): string[] | undefined {
+  const d = (node.zod as ZodNode)._zod.def as { type: string; entries?: Record<string, unknown>; values?: unknown[]; checks?: unknown[] };
+  if (d.checks?.length) return undefined;
+  const values = d.type === 'enum' && d.entries ? Object.values(d.entries) : d.type === 'literal' ? d.values : undefined;
+  if (!values?.length || !values.every((v): v is string => typeof v === 'string')) return undefined;
+  // The leaf's own verdict must agree: each taken, and a string that is none of them refused.
+  if (!values.every((v) => node.ok(v)) || node.ok(`${values.join('')}\u0000`)) return undefined;
+  return values;
+}
+
+/** FNV-1a over the UTF-16 units of a string, as judge-bytes.ts hashes a name in the text. */
+function hashString(s: string): number {
+  let h = 0x811c9dc5;
+  for (let k = 0; k < s.length; k++) h = Math.imul(h ^ s.charCodeAt(k), 0x01000193);
+  return h | 0;
+}
+
+/**
+ * `"name":` as bytes, for a name of printable ASCII with nothing to escape;
+ * empty otherwise. The bytes lie at the start of a buffer of whole words,
+ * zeros after them, so that headWords can view it (the writer writes a head
+ * a word at a time).
+ */
+function head(name: string): Uint8Array {
+  if (!/^[\x20-\x7e]*$/.test(name) || /["\\]/.test(name)) return new Uint8Array(0);
+  const text = `"${name}":`;
+  const bytes = new Uint8Array(new ArrayBuffer((text.length + 3) & ~3), 0, text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  return bytes;
+}
