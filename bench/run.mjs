@@ -6,48 +6,53 @@
 // writes report.json, report.md and report.svg. See bench/README.md.
 
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
 import os from 'node:os';
+import { join, relative, resolve } from 'node:path';
 import Benchmark from 'benchmark';
-import { buildFixtures, describeFixture, DISTINCT_BYTES, SEED } from './lib/fixtures.mjs';
-import { environment, loadSimdjson, staleness, ROOT } from './lib/env.mjs';
-import { buildReport, renderMarkdown, summarize, targetPairs } from './lib/report.mjs';
-import { pairedRatios } from './lib/paired.mjs';
+import * as lib from 'mcp-frames';
+import { bundledCases } from './lib/bundled.mjs';
+import { buildCases } from './lib/cases.mjs';
+import { CONCURRENT_NAMES, runConcurrentCases } from './lib/concurrent.mjs';
 import { probeCpus } from './lib/cpus.mjs';
-import { buildDocuments, documentCases } from './lib/documents.mjs';
-import { RELAY_FULL_NAMES } from './lib/decode-specs.mjs';
+import { buildDocuments } from './lib/documents.mjs';
+import { environment, loadSimdjson, ROOT, staleness } from './lib/env.mjs';
+import { buildFixtures, DISTINCT_BYTES, describeFixture, SEED } from './lib/fixtures.mjs';
 import { loadNative } from './lib/native.mjs';
+import { pairedRatios } from './lib/paired.mjs';
+import { PROXY_NAMES, runProxyCases } from './lib/proxy.mjs';
+import { buildReport, renderMarkdown, summarize, targetPairs } from './lib/report.mjs';
+import { runScaleCases, SCALE_NAMES } from './lib/scale.mjs';
 import { renderSvg } from './lib/svg.mjs';
-import { SCALE_NAMES } from './lib/scale.mjs';
-import { WIRE_NAMES } from './lib/wire.mjs';
-import { CONCURRENT_NAMES } from './lib/concurrent.mjs';
-import { PROXY_NAMES } from './lib/proxy.mjs';
+import { runWireCases, WIRE_NAMES } from './lib/wire.mjs';
 
-const USAGE = `usage: node bench/run.mjs [--filter REGEX] [--quick] [--parts] [--out DIR] [--list]
+const USAGE = `usage: node bench/run.mjs [--filter REGEX] [--quick] [--out DIR] [--list]
 
   --filter REGEX  run only the cases whose name (layer/op/fixture) or
                   name@backend matches REGEX, e.g. '^frame/validate/' or
                   'blob-1m@wasm-simd$'
-  --quick         short runs for smoke testing (about a minute); the
-                  numbers are noisy and the report says so
-  --parts         also run the part/* cases: decode and encode taken apart
-                  step by step (TextDecoder, JSON.parse, schema, walk,
-                  JSON.stringify, encodeInto), to see where time goes
+  --quick         short runs for smoke testing; the numbers are noisy and
+                  the report says so
   --out DIR       where to write the report; default bench/report for a
                   full run, bench/report/partial for --filter or --quick
   --list          print the case names and exit
 
-  The wire-speed cases (relay/long-stream/*, relay/cli/*, relay/tcp/*: 96 MiB
-  streams, whole processes), the 'full' relay's long streams
-  (relay/long-stream-full/*, relay/long-stream-full-by-build/*) and the scale
-  cases (relay/tcp-scale/*: 16 clients through --workers 1 and 2) and the
-  proxy cases (proxy/*: mcp-frames proxy against the SDK Client) run after
-  the rest, in rounds of their own; a --filter selects them by name like any
-  other case.
+  The cases timed in rounds of their own (relay/long-stream/*, relay/cli/*,
+  relay/tcp/*: 96 MiB streams, whole processes; relay/tcp-scale/*;
+  relay/tcp-concurrent/* and relay/in-process/small; proxy/*) run after the
+  rest; a --filter selects them by name like any other case.
 `;
 
+/** The cases timed in rounds, after the rest, in this order: their names, and what runs them (bench/lib/rounds.mjs). */
+/** @type {[string[], (options: any) => Promise<{ results: any[], fixtures: any[] }>][]} */
+const ROUND_CASES = [
+  [WIRE_NAMES, (o) => runWireCases({ ...o, seed: SEED })],
+  [SCALE_NAMES, runScaleCases],
+  [CONCURRENT_NAMES, runConcurrentCases],
+  [PROXY_NAMES, runProxyCases],
+];
+
 function parseArgs(argv) {
-  const args = { filter: null, quick: false, parts: false, out: null, list: false };
+  const args = { filter: null, quick: false, out: null, list: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -57,7 +62,6 @@ function parseArgs(argv) {
     if (a === '--filter') args.filter = value();
     else if (a.startsWith('--filter=')) args.filter = a.slice('--filter='.length);
     else if (a === '--quick') args.quick = true;
-    else if (a === '--parts') args.parts = true;
     else if (a === '--out') args.out = value();
     else if (a.startsWith('--out=')) args.out = a.slice('--out='.length);
     else if (a === '--list') args.list = true;
@@ -139,7 +143,7 @@ function time(c, options, progress) {
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   const filter = args.filter ? new RegExp(args.filter) : null;
-  const partial = Boolean(filter || args.quick || args.parts);
+  const partial = Boolean(filter || args.quick);
   const outDir = args.out ? resolve(args.out) : join(ROOT, 'bench', 'report', partial ? 'partial' : '');
 
   const simdjson = loadSimdjson();
@@ -151,27 +155,19 @@ async function main() {
   for (const w of staleness()) process.stderr.write(`warning: ${w}\n`);
 
   const frames = buildFixtures(SEED);
-  const documents = buildDocuments(SEED, native.padding || 64);
-  const fixtures = [...frames, ...documents];
-  const { buildCases } = await import('./lib/cases.mjs');
-  const { cases: frameCases, backends } = buildCases(frames, simdjson, native);
-  const { captureCases, decodeCases } = await import('./lib/decode-targets.mjs');
-  const { bundledCases } = await import('./lib/bundled.mjs');
-  const all = [
-    ...frameCases,
-    ...decodeCases(frames, backends),
-    ...captureCases(backends),
-    ...(await bundledCases(frames, backends)),
-    ...documentCases(documents, backends, simdjson, native),
-  ];
-  const cases = all.filter((c) => (args.parts || !c.extra) && (!filter || filter.test(c.name) || filter.test(`${c.name}@${c.backend}`)));
+  const documents = buildDocuments(SEED);
+  const built = buildCases(frames, documents, simdjson, native);
+  const { backends } = built;
+  const all = [...built.cases, ...(await bundledCases([...frames, ...built.captures], backends))];
+  const selected = (name) => !filter || filter.test(name);
+  const cases = all.filter((c) => selected(c.name) || selected(`${c.name}@${c.backend}`));
   if (args.list) {
     for (const c of cases) process.stdout.write(`${c.name}@${c.backend}\n`);
     return;
   }
-  const wanted = (name) => !args.parts && (!filter || filter.test(name) || filter.test(`${name}@mcp-frames`) || filter.test(`${name}@wasm-simd`));
-  if (cases.length === 0 && ![...WIRE_NAMES, ...RELAY_FULL_NAMES, ...SCALE_NAMES, ...CONCURRENT_NAMES, ...PROXY_NAMES].some(wanted))
-    throw new Error(`no case matches --filter ${args.filter}; try --list${args.parts ? '' : ' (and --parts for part/*)'}`);
+  const wanted = (name) => selected(name) || selected(`${name}@mcp-frames`) || selected(`${name}@wasm-simd`);
+  if (cases.length === 0 && !ROUND_CASES.some(([names]) => names.some(wanted)))
+    throw new Error(`no case matches --filter ${args.filter}; try --list`);
 
   const options = benchOptions(args.quick);
   const env = environment(Benchmark);
@@ -246,70 +242,12 @@ async function main() {
   if (pairs.length) env.machine.cpuProbe.paired = probeCpus();
   const paired = pairedRatios(pairs, byKey, { quick: args.quick, progress: progressLine });
   if (pairs.length) endProgress();
-  // The wire-speed cases (bench/lib/wire.mjs) run after the rest, in rounds of their own.
-  if (WIRE_NAMES.some(wanted)) {
-    const { runWireCases } = await import('./lib/wire.mjs');
-    const lib = await import('../dist/runtime/node.js');
-    const wire = await runWireCases({
-      root: ROOT,
-      lib,
-      seed: SEED,
-      quick: args.quick,
-      wanted,
-      progress: progressLine,
-    });
+  for (const [names, run] of ROUND_CASES) {
+    if (!names.some(wanted)) continue;
+    const round = await run({ lib, native, quick: args.quick, wanted, progress: progressLine });
     endProgress();
-    results.push(...wire.results);
-    wireFixtures.push(...wire.fixtures);
-  }
-  // The long streams through the relay with validate 'full', today's judge beside the one that built every frame.
-  if (RELAY_FULL_NAMES.some(wanted)) {
-    const { runRelayFullCases } = await import('./lib/decode-targets.mjs');
-    const full = await runRelayFullCases({
-      seed: SEED,
-      names: ['listing', 'small'].filter((f) => wanted(`relay/long-stream-full/${f}`) || wanted(`relay/long-stream-full-by-build/${f}`)),
-      rounds: args.quick ? 2 : 5,
-      progress: progressLine,
-    });
-    endProgress();
-    results.push(...full);
-  }
-  // The scale cases (bench/lib/scale.mjs): 16 clients through --workers 1 and 2, last, on a machine left to them.
-  if (SCALE_NAMES.some(wanted)) {
-    const { runScaleCases } = await import('./lib/scale.mjs');
-    const scale = await runScaleCases({
-      root: ROOT,
-      quick: args.quick,
-      wanted,
-      progress: progressLine,
-    });
-    endProgress();
-    results.push(...scale.results);
-    wireFixtures.push(...scale.fixtures);
-  }
-
-  // The relay beside a bare proxy, CPU against CPU (bench/lib/concurrent.mjs): 16 clients over TCP, and small frames in process.
-  if (CONCURRENT_NAMES.some(wanted)) {
-    const { runConcurrentCases } = await import('./lib/concurrent.mjs');
-    const concurrent = await runConcurrentCases({
-      root: ROOT,
-      lib: await import('../dist/runtime/node.js'),
-      native,
-      quick: args.quick,
-      wanted,
-      progress: progressLine,
-    });
-    endProgress();
-    results.push(...concurrent.results);
-    wireFixtures.push(...concurrent.fixtures);
-  }
-  // The proxy against the SDK's client (bench/lib/proxy.mjs): whole processes, one MCP server for both paths.
-  if (PROXY_NAMES.some(wanted)) {
-    const { runProxyCases } = await import('./lib/proxy.mjs');
-    const proxy = await runProxyCases({ root: ROOT, quick: args.quick, wanted, progress: progressLine });
-    endProgress();
-    results.push(...proxy.results);
-    wireFixtures.push(...proxy.fixtures);
+    results.push(...round.results);
+    wireFixtures.push(...round.fixtures);
   }
 
   env.machine.loadAverageAtEnd = os.loadavg().map((x) => Math.round(x * 100) / 100);
@@ -322,12 +260,12 @@ async function main() {
   const report = buildReport({
     previous,
     env,
-    args: { filter: args.filter, quick: args.quick, parts: args.parts },
+    args: { filter: args.filter, quick: args.quick },
     options: { ...Benchmark.options, ...options },
     seed: SEED,
     distinctBytes: DISTINCT_BYTES,
     fixtures: [
-      ...fixtures.map((f) => ({
+      ...[...frames, ...documents].map((f) => ({
         name: f.name,
         kind: f.kind,
         description: f.description,
@@ -336,7 +274,7 @@ async function main() {
       })),
       ...wireFixtures,
     ],
-    backends: { wasm: backends.wasm.name, auto: (await import('../dist/runtime/node.js')).backend },
+    backends: { wasm: backends.wasm.name, auto: lib.backend },
     simdjson: { package: simdjson.package, version: simdjson.version, native: simdjson.native, path: simdjson.path, error: simdjson.error },
     nativeSimdjson: { built: native.native, version: native.version, kernel: native.kernel, path: native.path, error: native.error },
     results,

@@ -16,9 +16,6 @@ export const KIND_RESPONSE = 0x01;
 export const KIND_FINISH = 0x02;
 export const HEADER_SIZE = 9;
 
-/** Status codes the broken twins are refused with (src/wire/status.ts). */
-export const STATUS = { JsonEnd: 31, ControlChar: 34 };
-
 const KiB = 1024;
 const MiB = 1024 * KiB;
 
@@ -299,8 +296,8 @@ function brokenTwins(bytes) {
   ctl[at] = 0x1f;
   const cut = bytes.slice(0, bytes.length - 1);
   return [
-    { label: 'control-char', bytes: ctl, status: STATUS.ControlChar, rule: 'control-char', offset: at },
-    { label: 'cut', bytes: cut, status: STATUS.JsonEnd, rule: 'json-end', offset: cut.length },
+    { label: 'control-char', bytes: ctl, rule: 'control-char', offset: at },
+    { label: 'cut', bytes: cut, rule: 'json-end', offset: cut.length },
   ];
 }
 

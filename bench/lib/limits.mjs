@@ -24,50 +24,14 @@
 // without the copy, which keeps nothing (the next call writes over its
 // bytes): the copy is the difference between the two.
 
-import { strictEqual } from 'node:assert/strict';
-import { cycle } from './fixtures.mjs';
-
 const LISTINGS = ['listing-small', 'listing-medium'];
 
-/** What the copying peer does, for its cases' descriptions (cases.mjs, decode-targets.mjs). */
+/** What the copying peer does, for its cases' descriptions (cases.mjs). */
 export const STRINGIFY_COPY =
   "JSON.stringify(value), TextEncoder.encodeInto a buffer allocated once, then Buffer.from of the frame's bytes: a frame of its own, copied as encode copies its own (under 4 KiB into a shared 8 KiB pool, above it into an ArrayBuffer of its own)";
 
 /** The group of the copying peer's rows, which renderLimits shows in a table of their own. */
 const COPY_GROUP = 'encode ÷ stringify + encodeInto, no copy';
-
-/**
- * Native simdjson on a frame fixture's bodies, each in a padded copy of its
- * own, checked as the documents' native case is: every variant accepted,
- * both broken twins refused.
- */
-export function nativeFrameCase(f, native) {
-  const pad = (bytes) => {
-    const padded = new Uint8Array(bytes.length - 1 + native.padding);
-    padded.set(bytes.subarray(1));
-    return { padded, length: bytes.length - 1 };
-  };
-  const bodies = f.variants.map((v) => pad(v.bytes));
-  const broken = f.broken.map((t) => ({ label: t.label, ...pad(t.bytes) }));
-  const isValid = native.isValid;
-  const next = cycle(bodies);
-  return {
-    layer: 'peer',
-    op: 'native',
-    fixture: f.name,
-    backend: 'simdjson-native',
-    bytes: f.bytesPerOp,
-    impl: `simdjson ${native.version} (${native.kernel} kernel) parsing the body in place from a padded Uint8Array, one dom::parser reused (bench/native): the limit`,
-    check() {
-      for (const b of bodies) strictEqual(isValid(b.padded, b.length), true, 'native simdjson refused the fixture');
-      for (const b of broken) strictEqual(isValid(b.padded, b.length), false, `native simdjson accepted the ${b.label} twin`);
-    },
-    fn() {
-      const b = next();
-      return isValid(b.padded, b.length);
-    },
-  };
-}
 
 /**
  * The limits, as target specs that are not targets: the ratio a target asks

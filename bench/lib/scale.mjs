@@ -31,13 +31,11 @@
 // Every relay's output is checked (SHA-256 of each client's bytes, and no
 // fault on stderr) before it is timed.
 
-import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { blobRead, listingMedium } from './fixtures.mjs';
 import { createRng } from './rng.mjs';
-import { mean, receive, recordStream, roundResult, serveStream } from './wire.mjs';
+import { CLI, clients as connect, machineBusy, mean, MiB, roundResult, serveStream, startNode } from './rounds.mjs';
+import { recordStream } from './wire.mjs';
 
-const MiB = 1024 * 1024;
 const CLIENTS = 16;
 
 const SCALE_FIXTURES = [
@@ -59,85 +57,16 @@ const SCALE_FIXTURES = [
   },
 ];
 
-// ---------------------------------------------------------------------------
-// Processes.
-
-const TICKS = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
-/** Busy CPU seconds of the whole machine so far (all cores; idle and iowait left out), from /proc/stat; null off Linux. */
-function machineBusy() {
-  try {
-    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-    return (f[0] + f[1] + f[2] + f[5] + f[6] + f[7]) / TICKS;
-  } catch {
-    return null;
-  }
-}
-
-/** CPU seconds of `pid` and its children (a cluster's workers), from /proc; null off Linux. */
-function treeCpu(pid) {
-  try {
-    const own = (p) => {
-      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return (Number(fields[11]) + Number(fields[12])) / TICKS;
-    };
-    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
-    return own(pid) + children.reduce((a, c) => a + own(c), 0);
-  } catch {
-    return null;
-  }
-}
-
-/** Starts a relay; resolves once it listens. */
-function startRelay(root, args) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['dist/cli/main.js', 'relay', ...args], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    let listening = null;
-    child.stderr.on('data', (d) => {
-      stderr += d;
-      if (listening) return;
-      const first = stderr.split('\n').find((l) => l.includes('"listening"'));
-      if (!first) return;
-      listening = JSON.parse(first);
-      resolve({
-        port: Number(String(listening.listening).split(':').at(-1)),
-        cpu: () => treeCpu(child.pid),
-        /** Lines after the listening line: faults (the log level is warn). */
-        faults: () => stderr.split('\n').filter((l) => l && !l.includes('"listening"')),
-        stop: () =>
-          new Promise((done) => {
-            child.once('exit', done);
-            child.kill('SIGTERM');
-          }),
-      });
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      if (!listening) reject(new Error(`relay ${args.join(' ')} exited ${code}: ${stderr}`));
-    });
-  });
-}
-
 /** 16 clients at once; resolves with the bytes each got (and its SHA-256 when `hash`). */
-function clients(port, hash) {
-  return Promise.all(Array.from({ length: CLIENTS }, () => receive(port, hash)));
-}
+const clients = (port, hash) => connect(port, hash, CLIENTS);
 
-async function scaleCase(root, f, rounds, progress) {
+async function scaleCase(f, rounds, progress) {
   // The upstream: the stream to every connection.
-  const { server: upstream, address: up } = await serveStream(f.stream);
-  const flags = ['--listen', '127.0.0.1:0', '--upstream', up, '--validate', 'full', '--endpoint', f.endpoint];
+  const upstream = await serveStream(f.stream);
+  const flags = [CLI, 'relay', '--listen', '127.0.0.1:0', '--upstream', upstream.address, '--validate', 'full', '--endpoint', f.endpoint];
   const relays = [
-    { key: 'workers-1', relay: await startRelay(root, [...flags, '--workers', '1']) },
-    { key: 'workers-2', relay: await startRelay(root, [...flags, '--workers', '2']) },
+    { key: 'workers-1', relay: await startNode([...flags, '--workers', '1']) },
+    { key: 'workers-2', relay: await startNode([...flags, '--workers', '2']) },
   ];
   const total = CLIENTS * f.stream.length;
   try {
@@ -199,7 +128,7 @@ async function scaleCase(root, f, rounds, progress) {
     });
   } finally {
     for (const { relay } of relays) await relay.stop();
-    await new Promise((resolve) => upstream.close(() => resolve(null)));
+    await upstream.close();
   }
 }
 
@@ -211,14 +140,14 @@ export const SCALE_NAMES = SCALE_FIXTURES.map((f) => `relay/tcp-scale/${f.name}`
  * 'relay/tcp-scale/F'); `quick` runs fewer rounds. Returns report results
  * and the fixtures' descriptions, in the shape bench/lib/wire.mjs returns.
  */
-export async function runScaleCases({ root, quick, wanted, progress, seed = 0x7363616c }) {
+export async function runScaleCases({ quick, wanted, progress, seed = 0x7363616c }) {
   const selected = SCALE_FIXTURES.filter((f) => wanted(`relay/tcp-scale/${f.name}`));
   if (selected.length === 0) return { results: [], fixtures: [] };
   progress('scale: building the streams');
   const fixtures = selected.map((f, k) => ({ ...f, ...recordStream(createRng(seed + k), f.bytes, f.distinct, f.make) }));
   const rounds = quick ? 2 : 5;
   const results = [];
-  for (const f of fixtures) results.push(...(await scaleCase(root, f, rounds, progress)));
+  for (const f of fixtures) results.push(...(await scaleCase(f, rounds, progress)));
   return {
     results,
     fixtures: fixtures.map((f) => ({

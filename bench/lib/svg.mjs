@@ -69,7 +69,7 @@ function panels(wasm) {
       ],
     },
     {
-      title: "relay/work — the relay's work: RelayState.push",
+      title: "relay/work — the relay's work: pipeRelay, one record stream a call",
       groups: [...FRAME_FIXTURES, 'stream-10k'].map((f) => ({ label: f, fixture: f })),
       bars: [
         ['js', 'relay/work', 'js'],
@@ -77,23 +77,12 @@ function panels(wasm) {
       ],
     },
     {
-      title: 'relay/stream — createRelay end to end, 64 KiB chunks',
-      groups: [...FRAME_FIXTURES, 'stream-10k'].map((f) => ({ label: f, fixture: f })),
-      bars: [
-        ['js', 'relay/stream', 'js'],
-        [color('wasm'), 'relay/stream', wasm],
-      ],
-    },
-    {
-      title: 'records — stream-10k: scan + validate, and typed decode',
-      groups: [
-        { label: 'records/scan', fixture: 'stream-10k', prefix: 'records/scan' },
-        { label: 'records/decode', fixture: 'stream-10k', prefix: 'records/decode' },
-      ],
+      title: 'records/decode — stream-10k: typed decode of the whole stream',
+      groups: [{ label: 'records/decode', fixture: 'stream-10k', prefix: 'records/decode' }],
       bars: [
         ['js', null, 'js'],
         [color('wasm'), null, wasm],
-        ['bare', 'peer/parse', 'JSON.parse', 'records/decode'],
+        ['bare', 'peer/parse', 'JSON.parse'],
       ],
     },
   ];
@@ -130,8 +119,7 @@ export function renderSvg(report) {
       ...g,
       bytes: report.fixtures.find((f) => f.name === g.fixture)?.bytes,
       memcpy: lookup(cases, `peer/memcpy/${g.fixture}`, 'memcpy'),
-      bars: p.bars.map(([key, prefix, backend, only]) => {
-        if (only && g.prefix !== only) return { key, r: null };
+      bars: p.bars.map(([key, prefix, backend]) => {
         const name = `${prefix ?? g.prefix}/${g.fixture}`;
         return { key, r: lookup(cases, name, backend) };
       }),
