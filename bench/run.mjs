@@ -8,6 +8,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, relative, resolve } from 'node:path';
+import { parseArgs as parseCliArgs } from 'node:util';
 import Benchmark from 'benchmark';
 import * as lib from 'mcp-frames';
 import { bundledCases } from './lib/bundled.mjs';
@@ -52,25 +53,26 @@ const ROUND_CASES = [
 ];
 
 function parseArgs(argv) {
-  const args = { filter: null, quick: false, out: null, list: false };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    const value = () => {
-      if (i + 1 >= argv.length) throw new Error(`${a} needs a value`);
-      return argv[++i];
-    };
-    if (a === '--filter') args.filter = value();
-    else if (a.startsWith('--filter=')) args.filter = a.slice('--filter='.length);
-    else if (a === '--quick') args.quick = true;
-    else if (a === '--out') args.out = value();
-    else if (a.startsWith('--out=')) args.out = a.slice('--out='.length);
-    else if (a === '--list') args.list = true;
-    else if (a === '--help' || a === '-h') {
-      process.stdout.write(USAGE);
-      process.exit(0);
-    } else throw new Error(`unknown argument ${a}\n${USAGE}`);
+  let values;
+  try {
+    ({ values } = parseCliArgs({
+      args: argv,
+      options: {
+        filter: { type: 'string' },
+        quick: { type: 'boolean', default: false },
+        out: { type: 'string' },
+        list: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (error) {
+    throw new Error(`${error.message}\n${USAGE}`);
   }
-  return args;
+  if (values.help) {
+    process.stdout.write(USAGE);
+    process.exit(0);
+  }
+  return values;
 }
 
 /** benchmark.js's defaults for a full run; short runs for --quick. */
@@ -260,7 +262,7 @@ async function main() {
   const report = buildReport({
     previous,
     env,
-    args: { filter: args.filter, quick: args.quick },
+    args: { filter: args.filter ?? null, quick: args.quick },
     options: { ...Benchmark.options, ...options },
     seed: SEED,
     distinctBytes: DISTINCT_BYTES,
