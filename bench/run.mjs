@@ -14,7 +14,6 @@ import * as lib from 'mcp-frames';
 import { bundledCases } from './lib/bundled.mjs';
 import { buildCases } from './lib/cases.mjs';
 import { CONCURRENT_NAMES, runConcurrentCases } from './lib/concurrent.mjs';
-import { probeCpus } from './lib/cpus.mjs';
 import { buildDocuments } from './lib/documents.mjs';
 import { environment, loadSimdjson, ROOT, staleness } from './lib/env.mjs';
 import { buildFixtures, DISTINCT_BYTES, describeFixture, SEED } from './lib/fixtures.mjs';
@@ -115,10 +114,9 @@ function createProgress(total) {
   };
 }
 
-async function check(c) {
+function check(c) {
   try {
-    if (c.checkAsync) await c.checkAsync();
-    else c.check();
+    c.check();
     return null;
   } catch (error) {
     return error.message;
@@ -129,7 +127,6 @@ function time(c, options, progress) {
   return new Promise((resolve) => {
     const bench = new Benchmark(`${c.name}@${c.backend}`, {
       ...options,
-      defer: c.defer,
       fn: c.fn,
       onCycle() {
         const n = bench.stats.sample.length;
@@ -173,8 +170,6 @@ async function main() {
 
   const options = benchOptions(args.quick);
   const env = environment(Benchmark);
-  // How alike the CPUs run, at the start, before the paired rounds and at the end (bench/lib/cpus.mjs).
-  env.machine.cpuProbe = { start: probeCpus() };
   const progress = createProgress(cases.length);
   process.stderr.write(
     `mcp-frames bench: ${cases.length} of ${all.length} cases, ${args.quick ? 'quick' : 'full'} run, ` +
@@ -189,7 +184,7 @@ async function main() {
   for (const c of cases) {
     const base = { name: c.name, layer: c.layer, op: c.op, fixture: c.fixture, backend: c.backend, impl: c.impl, bytes: c.bytes };
     progress.update(c, 'checking');
-    const failed = await check(c);
+    const failed = check(c);
     if (failed) {
       failures++;
       results.push({ ...base, checked: false, error: `check failed: ${failed}` });
@@ -240,8 +235,7 @@ async function main() {
   // The targets' ratios again, their two cases side by side (bench/lib/paired.mjs): only cases timed above, which passed their checks.
   const timed = new Set(results.filter((r) => 'opsPerSec' in r && r.opsPerSec).map((r) => `${r.name}@${r.backend}`));
   const byKey = new Map(cases.map((c) => [`${c.name}@${c.backend}`, c]));
-  const pairs = targetPairs(backends.wasm.name).filter(([a, b]) => timed.has(a) && timed.has(b) && !byKey.get(a)?.defer && !byKey.get(b)?.defer);
-  if (pairs.length) env.machine.cpuProbe.paired = probeCpus();
+  const pairs = targetPairs(backends.wasm.name).filter(([a, b]) => timed.has(a) && timed.has(b));
   const paired = pairedRatios(pairs, byKey, { quick: args.quick, progress: progressLine });
   if (pairs.length) endProgress();
   for (const [names, run] of ROUND_CASES) {
@@ -253,7 +247,6 @@ async function main() {
   }
 
   env.machine.loadAverageAtEnd = os.loadavg().map((x) => Math.round(x * 100) / 100);
-  env.machine.cpuProbe.end = probeCpus();
   // The full run before, which a missed target near its line is judged against (markNoise); a partial run is judged alone.
   let previous;
   try {

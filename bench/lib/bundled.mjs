@@ -62,7 +62,6 @@ export async function bundledCases(fixtures, backends) {
       const items = f.items.map((x) => ({ bytes: x.bytes, frame: x.frame, codec: lib.ENDPOINTS[x.codec.endpoint] }));
       const next = cycle(items);
       return {
-        defer: false,
         name: `frame/decode-bundled/${f.name}`,
         layer: 'frame',
         op: 'decode-bundled',

@@ -153,7 +153,6 @@ export function buildCases(frames, documents, simdjson, native) {
     const next = cycle(list);
     const fn = c.fn;
     cases.push({
-      defer: false,
       bytes: f.bytesPerOp,
       ...c,
       layer,

@@ -25,7 +25,7 @@
 //   Each round's faults are kept (pairedFaults).
 // - The CPU: each round records the CPU it ended on (Linux:
 //   /proc/thread-self/stat), since the virtual CPUs of a shared machine are
-//   not alike; bench/lib/cpus.mjs probes their speed at three points.
+//   not alike.
 
 import { readFileSync } from 'node:fs';
 
@@ -52,7 +52,7 @@ export const FAULT_US = 12;
 const faultsNow = () => process.resourceUsage().minorPageFault;
 
 /** This process's CPU time, user and system, in microseconds: the clock of every interleaved measurement. */
-export const cpuMicros = () => {
+const cpuMicros = () => {
   const u = process.cpuUsage();
   return u.user + u.system;
 };
@@ -154,11 +154,10 @@ function slice(fn, ms) {
  * on (`cpus`), the share of each round's slices lost to page faults
  * (`faultShares`: numerator's, denominator's), and the slices of warm-up
  * each case ran (`warmSlices`).
- * `pairs` holds keys of `cases` (`name@backend`); a case must be a plain
- * function (not deferred).
+ * `pairs` holds keys of `cases` (`name@backend`).
  *
  * @param {string[][]} pairs
- * @param {Map<string, { fn: () => unknown, defer?: boolean }>} cases
+ * @param {Map<string, { fn: () => unknown }>} cases
  * @param {{ quick?: boolean, progress?: (line: string) => void }} [options]
  */
 export function pairedRatios(pairs, cases, { quick = false, progress = (_line) => {} } = {}) {
@@ -170,7 +169,7 @@ export function pairedRatios(pairs, cases, { quick = false, progress = (_line) =
   for (const [numKey, denKey] of pairs) {
     const num = cases.get(numKey);
     const den = cases.get(denKey);
-    if (!num || !den || num.defer || den.defer) continue;
+    if (!num || !den) continue;
     progress(`paired ratios: ${++done} of ${pairs.length}, ${numKey} ÷ ${denKey}`);
     // Warm first, so that no round pays for a cold JIT (see Warming up above).
     const warmSlices = warmUp(num.fn, den.fn, ms, warmFor(quick));

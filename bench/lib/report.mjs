@@ -1,7 +1,6 @@
 // report.json and report.md: the numbers, the ratios, and the targets.
 
 import { bundledTargets } from './bundled.mjs';
-import { describeProbe } from './cpus.mjs';
 import { documentTable, documentTargets } from './documents.mjs';
 import { scaleTargets } from './scale.mjs';
 import { concurrentTargets } from './concurrent.mjs';
@@ -561,17 +560,6 @@ export function renderMarkdown(report) {
   out.push(
     `- runtime: ${r.runtime.description}; ${r.runtime.platform}/${r.runtime.arch}; ${r.machine.totalMemoryGiB} GiB; load average ${r.machine.loadAverageAtStart.join(' ')} at the start, ${(r.machine.loadAverageAtEnd ?? []).join(' ')} at the end`,
   );
-  const probe = r.machine.cpuProbe;
-  if (probe) {
-    const at = [
-      ['at the start', probe.start],
-      ['before the paired rounds', probe.paired],
-      ['at the end', probe.end],
-    ].filter(([, p]) => p !== undefined);
-    out.push(
-      `- CPUs: each one's speed on a fixed piece of work, in a process pinned to it, as a fraction of the fastest's (bench/lib/cpus.mjs): ${at.map(([when, p]) => `${when}, ${describeProbe(p)}`).join('; ')}. A CPU well under 1.00 was busy with other work while it was probed, this machine's or the host's; report.json gives the CPU each paired round ended on (pairedCpus).`,
-    );
-  }
   out.push(
     `- versions: ${Object.entries(r.versions)
       .map(([k, v]) => `${k} ${v}`)
