@@ -10,24 +10,15 @@
 // first connect to the last byte. The target is throughput(2) ≥ 1.3 ×
 // throughput(1).
 //
-// # One machine for everything
-//
-// The load generator (the upstream server and the 16 clients) runs in this
-// process, on the same two cores as the relay: it competes with the relay's
-// workers, as the issue's target says. So it is kept light: the upstream
-// writes views of one prebuilt stream, and the clients count bytes, hashing
-// nothing while timed.
-//
-// # Side by side
-//
-// Both relays (one process; a primary and two workers) run for the whole
-// case; each round times the one, then the other, so both see the same
-// moment of a shared machine, and the ratio is taken from the means over
-// the rounds. Each relay's CPU seconds (its processes' utime + stime from
-// /proc, primary and workers summed) are reported beside the wall time,
-// with the load generator's, the cores the whole machine kept busy, and
-// what the rest of the machine took meanwhile: on a machine others share,
-// a second worker can only be faster if a second core is free.
+// The load generator (the upstream and the 16 clients) runs in this process,
+// on the machine's cores beside the relay's workers, as the target says; it
+// is kept light: the upstream writes views of one prebuilt stream, and the
+// clients count bytes, hashing nothing while timed. Both relays run for the
+// whole case, and each round times the one, then the other. Each relay's
+// CPU seconds (its processes' utime + stime from /proc, primary and workers
+// summed) are reported beside the wall time, with the load generator's, the
+// cores the whole machine kept busy, and what the rest of the machine took
+// meanwhile: a second worker can only be faster if a second core is free.
 // Every relay's output is checked (SHA-256 of each client's bytes, and no
 // fault on stderr) before it is timed.
 

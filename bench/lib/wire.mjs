@@ -19,7 +19,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from './env.mjs';
-import { blobRead, frameBytes, listingMedium, TAG_RESULT } from './fixtures.mjs';
+import { blobRead, describeFixture, frameBytes, listingMedium, TAG_RESULT } from './fixtures.mjs';
 import { createRng } from './rng.mjs';
 import { CLI, clients, cpuFigures, measure, MiB, roundResult, serveStream, startNode } from './rounds.mjs';
 
@@ -325,27 +325,6 @@ async function tcpCases(fixtures, rounds, progress) {
 /** The wire-speed cases by name (layer/op/fixture). */
 export const WIRE_NAMES = ['long-stream', 'cli', 'tcp'].flatMap((op) => ['blob', 'listing', 'small'].map((f) => `relay/${op}/${f}`));
 
-/** What the report's fixture table says of a stream: its size, its records, and its share of non-ASCII bytes and backslashes. */
-function describeStream(f) {
-  let nonAscii = 0;
-  let backslashes = 0;
-  for (const b of f.stream) {
-    if (b >= 0x80) nonAscii++;
-    else if (b === 0x5c) backslashes++;
-  }
-  return {
-    name: f.name,
-    kind: 'wire',
-    description: f.description,
-    bytes: f.stream.length,
-    variants: f.distinct,
-    totalBytes: f.stream.length,
-    nonAsciiShare: nonAscii / f.stream.length,
-    backslashShare: backslashes / f.stream.length,
-    records: f.frames.length * 2,
-  };
-}
-
 /**
  * Runs the wire-speed cases whose names pass `wanted` (a predicate on
  * 'layer/op/fixture'); `quick` runs fewer rounds. Returns report results
@@ -368,7 +347,14 @@ export async function runWireCases({ lib, seed, quick, wanted, progress }) {
   results.push(...(await tcpCases(pick('tcp'), rounds, progress)));
   return {
     results,
-    fixtures: fixtures.map(describeStream),
+    fixtures: fixtures.map((f) => ({
+      name: f.name,
+      kind: 'wire',
+      description: f.description,
+      ...describeFixture({ variants: [{ bytes: f.stream }], bytesPerOp: f.stream.length }),
+      variants: f.distinct,
+      records: f.frames.length * 2,
+    })),
   };
 }
 
