@@ -5,7 +5,6 @@ import { documentTable, documentTargets } from './documents.mjs';
 import { scaleTargets } from './scale.mjs';
 import { concurrentTargets } from './concurrent.mjs';
 import { proxyTargets } from './proxy.mjs';
-import { limitSpecs, renderLimits } from './limits.mjs';
 import { FAULT_US, warmFor } from './paired.mjs';
 import { renderWire, wireTargets } from './wire.mjs';
 
@@ -30,7 +29,7 @@ export function lookup(results, name, backend) {
 function targetSpecs(wasm) {
   const specs = [];
   const speedup = (group, fixture, num, den, target, note) => specs.push({ group, fixture, num, den, target, comparison: '>=', note });
-  // On the listings the JS path is no yardstick: native simdjson itself is under 2× of it there (Limits).
+  // On the listings the JS path is no yardstick: native simdjson itself is under 2× of it there (the native/js column).
   for (const f of LISTINGS)
     speedup(
       'validate-only: wasm-simd ≥ 0.6× native simdjson on the listings',
@@ -59,7 +58,7 @@ function targetSpecs(wasm) {
     specs.push({ group, fixture, num: [`peer/parse/${fixture}`, 'JSON.parse'], den, target, comparison: '<=' });
   for (const f of FRAME_FIXTURES) within('typed decode under js within 1.5× of bare JSON.parse', f, [`frame/decode/${f}`, 'js'], 1.5);
   within('typed decode under js within 1.5× of bare JSON.parse', 'stream-10k', ['records/decode/stream-10k', 'js'], 1.5);
-  // Encode returns a frame the caller keeps, so its peer copies the frame out too (Limits has the peer that keeps nothing).
+  // Encode returns a frame the caller keeps, so its peer copies the frame out too (the encode table has the peer that keeps nothing).
   for (const f of ENCODE_FIXTURES)
     speedup(
       'encode ≥ 1.0× JSON.stringify + encodeInto + the copy out',
@@ -83,7 +82,7 @@ function targetSpecs(wasm) {
 /** The [numerator, denominator] case keys (`name@backend`) of the targets that compare speeds, each pair once: what bench/lib/paired.mjs times side by side. */
 export function targetPairs(wasm) {
   const keys = new Map();
-  for (const s of [...targetSpecs(wasm), ...limitSpecs(wasm, ENCODE_FIXTURES)]) {
+  for (const s of targetSpecs(wasm)) {
     if (s.metric === 'cpu') continue;
     const pair = [`${s.num[0]}@${s.num[1]}`, `${s.den[0]}@${s.den[1]}`];
     keys.set(pair.join('|'), pair);
@@ -249,13 +248,6 @@ export function buildReport({
     targetSpecs(backends.wasm).map((s) => judgeTarget(s, results, simdjson.native, nativeSimdjson?.built, paired, env.machine.cores)),
     previous,
   );
-  // The limits: measured as the targets are, shown apart, never met or missed (bench/lib/limits.mjs).
-  report.limits = limitSpecs(backends.wasm, ENCODE_FIXTURES).map((s) => {
-    const limit = { ...judgeTarget(s, results, simdjson.native, nativeSimdjson?.built, paired), bounds: s.bounds };
-    // A limit is not met or missed: its ratio is what it says.
-    for (const verdict of ['met', 'by', 'withinNoise']) Reflect.deleteProperty(limit, verdict);
-    return limit;
-  });
   return report;
 }
 
@@ -436,7 +428,7 @@ export function renderMarkdown(report) {
     "- **simdjson isValid** takes a JS string, so it is given the body already decoded by TextDecoder, outside the timing: the peer at its best. The **simdjson + TextDecoder** column times the decoding too, which is what a caller holding bytes pays. The target is judged against the first, the harder one. The addon copies the string to UTF-8 and builds a fresh `dom::parser` on every call, so it is not simdjson's raw speed, and on the 1 MiB fixtures its speed depends on whether malloc hands that memory back between calls: blob-1m ran at about 0.6 GB/s in some processes and 2 GB/s in others.",
   );
   out.push(
-    "- **bare JSON.parse** is `JSON.parse(new TextDecoder().decode(body))`: no strict-JSON checks, no schema. **stringify + encodeInto** is `JSON.stringify` then `TextEncoder.encodeInto` into a buffer allocated once: no walk, no schema, no allocation. Encode returns a frame of its own: under 4 KiB carved from a shared 8 KiB slab, as Node's Buffer pool does, and above that in a fresh ArrayBuffer, which on this VM costs page faults (about 0.85 per 16 KiB frame, 12 µs each). **stringify + encodeInto + copy** is the bare peer, then `Buffer.from` of the frame's bytes: the copy encode makes, pooled the same way. It is no target's peer; see Limits.",
+    "- **bare JSON.parse** is `JSON.parse(new TextDecoder().decode(body))`: no strict-JSON checks, no schema. **stringify + encodeInto** is `JSON.stringify` then `TextEncoder.encodeInto` into a buffer allocated once: no walk, no schema, no allocation. Encode returns a frame of its own: under 4 KiB carved from a shared 8 KiB slab, as Node's Buffer pool does, and above that in a fresh ArrayBuffer, which on this VM costs page faults (about 0.85 per 16 KiB frame, 12 µs each). **stringify + encodeInto + copy** is the bare peer, then `Buffer.from` of the frame's bytes: the copy encode makes, pooled the same way: encode's target peer.",
   );
   out.push(
     "- **native simdjson** is simdjson itself, compiled from the npm package's sources with a binding of ours (bench/native): the bytes are parsed where they lie, in a padded Uint8Array, by one `dom::parser` reused for every call. It is the limit the documents are judged against; it builds simdjson's DOM tape on the way, which is the work its validation is.",
@@ -483,14 +475,6 @@ export function renderMarkdown(report) {
     `${summarize(r.targets)}. A missed target within ${Math.round(NOISE_BAND * 100)}% of its line in this run and in the full run before is within noise: a ratio moves by 5 to 10% between full runs of one commit here. For "within 1.5×" the ratio is a slowdown (bare JSON.parse speed over typed decode speed).`,
   );
   out.push('');
-
-  const limits = renderLimits(r.limits ?? [], r.targets);
-  if (limits) {
-    out.push('## Limits');
-    out.push('');
-    out.push(limits);
-    out.push('');
-  }
 
   out.push('## Where WebAssembly loses');
   out.push('');
