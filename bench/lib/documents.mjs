@@ -221,6 +221,7 @@ export function documentTargets(frameFixtures) {
 /** The report.md table of the documents. */
 export const documentTable = {
   title: 'Validate-only on documents (simdjson’s corpus, prose, a tool result), against native simdjson',
+  panel: 'frame/validate — documents: simdjson’s corpus, prose, a tool result',
   fixtures: DOCUMENT_FIXTURES,
   columns: [
     ['js', 'frame/validate', 'js'],

@@ -258,12 +258,13 @@ const num = (x, d = 0) => (x == null ? '—' : x.toLocaleString('en-US', { minim
 const mbs = (r) => (r ? `${num(r.mbPerSec, r.mbPerSec < 10 ? 2 : r.mbPerSec < 100 ? 1 : 0)} ±${num(r.rme, 1)}%` : '—');
 const ratio = (a, b) => (a && b ? `${num(a.opsPerSec / b.opsPerSec, 2)}×` : '—');
 
-/** The per-operation tables: columns are (label, name prefix, backend); ratios are (label, column, column). */
-function tableSpecs(wasm) {
+/** The per-operation tables (and report.svg's panels): columns are (label, name prefix, backend); ratios are (label, column, column). */
+export function tableSpecs(wasm) {
   const W = wasm;
   return [
     {
       title: 'Validate-only (tag and strict JSON text, no value built)',
+      panel: 'frame/validate — validate-only: tag + strict JSON',
       fixtures: FRAME_FIXTURES,
       columns: [
         ['js', 'frame/validate', 'js'],
@@ -287,6 +288,7 @@ function tableSpecs(wasm) {
     documentTable,
     {
       title: 'Typed decode (bytes to the SDK value, under the full contract)',
+      panel: 'frame/decode — typed decode: bytes → SDK value',
       fixtures: FRAME_FIXTURES,
       columns: [
         ['js', 'frame/decode', 'js'],
@@ -303,6 +305,7 @@ function tableSpecs(wasm) {
     },
     {
       title: 'Encode (SDK value to bytes, refusing what decode refuses)',
+      panel: 'frame/encode — SDK value → bytes (same code on both backends)',
       fixtures: FRAME_FIXTURES,
       columns: [
         ['js', 'frame/encode', 'js'],
@@ -320,6 +323,7 @@ function tableSpecs(wasm) {
     },
     {
       title: "The relay's work (pipeRelay, validate 'json': scan, verify, forward views; one record stream a call)",
+      panel: "relay/work — the relay's work: pipeRelay, one record stream a call",
       fixtures: [...FRAME_FIXTURES, 'stream-10k'],
       columns: [
         ['js', 'relay/work', 'js'],
@@ -333,6 +337,7 @@ function tableSpecs(wasm) {
     },
     {
       title: 'Records: typed decode of the whole stream',
+      panel: 'records/decode — stream-10k: typed decode of the whole stream',
       fixtures: ['stream-10k'],
       columns: [
         ['decode js', 'records/decode', 'js'],
