@@ -85,30 +85,15 @@ const clock = (ms) => {
   return `${String(Math.floor(s / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}`;
 };
 
-/** One line on stderr: rewritten in place on a terminal, one line per finished case otherwise. */
+/** A line on stderr per finished case: the count, the time so far and an estimate of the time left. */
 function createProgress(total) {
-  const tty = process.stderr.isTTY;
   const started = Date.now();
   let done = 0;
-  const head = () => {
-    const elapsed = Date.now() - started;
-    const eta = done > 0 ? ` eta ${clock((elapsed / done) * (total - done))}` : '';
-    return `[${String(done + 1).padStart(String(total).length)}/${total} ${clock(elapsed)}${eta}]`;
-  };
-  const write = (line, final) => {
-    if (tty) process.stderr.write(`\r\x1b[K${line.slice(0, (process.stderr.columns || 120) - 1)}${final ? '\n' : ''}`);
-    else if (final) process.stderr.write(`${line}\n`);
-  };
   return {
-    update(c, note) {
-      write(`${head()} ${c.name} @${c.backend}  ${note}`, false);
-    },
     finish(c, note) {
-      write(`${head()} ${c.name} @${c.backend}  ${note}`, !tty || note.startsWith('FAILED') || note.startsWith('ERROR'));
+      const elapsed = Date.now() - started;
       done++;
-    },
-    end() {
-      if (tty) process.stderr.write('\r\x1b[K');
+      process.stderr.write(`[${done}/${total} ${clock(elapsed)} eta ${clock((elapsed / done) * (total - done))}] ${c.name} @${c.backend}  ${note}\n`);
     },
     elapsed: () => Date.now() - started,
   };
@@ -123,15 +108,11 @@ function check(c) {
   }
 }
 
-function time(c, options, progress) {
+function time(c, options) {
   return new Promise((resolve) => {
     const bench = new Benchmark(`${c.name}@${c.backend}`, {
       ...options,
       fn: c.fn,
-      onCycle() {
-        const n = bench.stats.sample.length;
-        progress.update(c, n ? `${fmt(bench.hz)} ops/s, ${n} samples` : 'calibrating');
-      },
       onComplete: () => resolve(bench),
       onError: () => resolve(bench),
     });
@@ -183,7 +164,6 @@ async function main() {
   let failures = 0;
   for (const c of cases) {
     const base = { name: c.name, layer: c.layer, op: c.op, fixture: c.fixture, backend: c.backend, impl: c.impl, bytes: c.bytes };
-    progress.update(c, 'checking');
     const failed = check(c);
     if (failed) {
       failures++;
@@ -191,7 +171,7 @@ async function main() {
       progress.finish(c, `FAILED its check, not timed: ${failed}`);
       continue;
     }
-    const bench = await time(c, options, progress);
+    const bench = await time(c, options);
     if (bench.error) {
       failures++;
       results.push({ ...base, checked: true, error: `threw while timed: ${bench.error.message ?? bench.error}` });
@@ -225,23 +205,16 @@ async function main() {
       `${fmt(result.opsPerSec)} ops/s  ${fmt(result.mbPerSec, 1)} MB/s  ±${fmt(s.rme, 2)}%  (${s.sample.length} samples)${afterError ? `  FAILED after: ${afterError}` : ''}`,
     );
   }
-  progress.end();
 
-  // The cases run in rounds of their own report one line at a time: rewritten in place on a terminal, one per line elsewhere.
-  const progressLine = (line) => process.stderr.write(`${process.stderr.isTTY ? '\r\x1b[K' : ''}${line}${process.stderr.isTTY ? '' : '\n'}`);
-  const endProgress = () => {
-    if (process.stderr.isTTY) process.stderr.write('\n');
-  };
+  const progressLine = (line) => process.stderr.write(`${line}\n`);
   // The targets' ratios again, their two cases side by side (bench/lib/paired.mjs): only cases timed above, which passed their checks.
   const timed = new Set(results.filter((r) => 'opsPerSec' in r && r.opsPerSec).map((r) => `${r.name}@${r.backend}`));
   const byKey = new Map(cases.map((c) => [`${c.name}@${c.backend}`, c]));
   const pairs = targetPairs(backends.wasm.name).filter(([a, b]) => timed.has(a) && timed.has(b));
   const paired = pairedRatios(pairs, byKey, { quick: args.quick, progress: progressLine });
-  if (pairs.length) endProgress();
   for (const [names, run] of ROUND_CASES) {
     if (!names.some(wanted)) continue;
     const round = await run({ lib, native, quick: args.quick, wanted, progress: progressLine });
-    endProgress();
     results.push(...round.results);
     wireFixtures.push(...round.fixtures);
   }

@@ -25,7 +25,7 @@
 import { Readable, Writable } from 'node:stream';
 import { blobRead, listingMedium } from './fixtures.mjs';
 import { createRng } from './rng.mjs';
-import { CLI, clients as connect, cpuFigures, mean, measure, MiB, rmeOf, roundResult, serveStream, startNode } from './rounds.mjs';
+import { CLI, cpuFigures, mean, measure, MiB, rmeOf, roundResult, serverRounds } from './rounds.mjs';
 import { recordStream } from './wire.mjs';
 
 const CLIENTS = 16;
@@ -53,20 +53,6 @@ const FIXTURES = [
 /** The cases by name (layer/op/fixture). */
 export const CONCURRENT_NAMES = [...FIXTURES.map((f) => `relay/tcp-concurrent/${f.name}`), 'relay/in-process/small'];
 
-const clients = (port, hash) => connect(port, hash, CLIENTS);
-
-/** One round through `proxy`: its CPU seconds and page faults over the round, and the wall time. */
-async function round(proxy, total) {
-  const u0 = proxy.usage();
-  const t0 = performance.now();
-  const got = await clients(proxy.port, false);
-  const wall = (performance.now() - t0) / 1000;
-  const u1 = proxy.usage();
-  const bytes = got.reduce((a, g) => a + g.bytes, 0);
-  if (bytes !== total) throw new Error(`${bytes} of ${total} bytes`);
-  return { wall, cpu: u0 && u1 ? u1.cpu - u0.cpu : null, faults: u0 && u1 ? u1.faults - u0.faults : null };
-}
-
 function usageResult(base, runs, total) {
   return roundResult(
     base,
@@ -77,61 +63,44 @@ function usageResult(base, runs, total) {
 }
 
 async function tcpConcurrentCase(f, rounds, progress) {
-  const upstream = await serveStream(f.stream);
-  const relay = await startNode([CLI, 'relay', '--listen', '127.0.0.1:0', '--upstream', upstream.address, '--validate', 'json']);
-  const peer = await startNode(['bench/peers/tcp-proxy.mjs', '--listen', '127.0.0.1:0', '--upstream', upstream.address]);
   const total = CLIENTS * f.stream.length;
-  const name = `relay/tcp-concurrent/${f.name}`;
-  try {
-    for (const [key, proxy] of [
-      ['relay', relay],
-      ['peer', peer],
-    ]) {
-      progress(`${name}: checking the ${key}`);
-      const got = await clients(proxy.port, true);
-      const wrong = got.filter((g) => g.sha256 !== f.sha256).length;
-      if (wrong) throw new Error(`${name}: ${wrong} of ${CLIENTS} clients of the ${key} did not receive the stream`);
-      if (proxy.faults().length) throw new Error(`${name}: faults on a valid stream: ${proxy.faults()[0]}`);
-      await round(proxy, total); // warm-up: not counted
-    }
-    /** @type {{ relay: { wall: number, cpu: number | null, faults: number | null }[], peer: { wall: number, cpu: number | null, faults: number | null }[] }} */
-    const runs = { relay: [], peer: [] };
-    for (let r = 0; r < rounds; r++) {
-      progress(`${name}: round ${r + 1} of ${rounds}`);
-      runs.relay.push(await round(relay, total));
-      runs.peer.push(await round(peer, total));
-    }
-    return [
-      usageResult(
-        {
-          layer: 'relay',
-          op: 'tcp-concurrent',
-          fixture: f.name,
-          backend: 'mcp-frames',
-          name,
-          impl: '`mcp-frames relay --listen --upstream --validate json`, one process, 16 clients at once',
-        },
-        runs.relay,
-        total,
-      ),
-      usageResult(
-        {
-          layer: 'peer',
-          op: 'tcp-proxy-concurrent',
-          fixture: f.name,
-          backend: 'node',
-          name: `peer/tcp-proxy-concurrent/${f.name}`,
-          impl: 'a bare Node TCP proxy process (socket.pipe both ways), the same 16 clients',
-        },
-        runs.peer,
-        total,
-      ),
-    ];
-  } finally {
-    await relay.stop();
-    await peer.stop();
-    await upstream.close();
-  }
+  const runs = await serverRounds(f, {
+    name: `relay/tcp-concurrent/${f.name}`,
+    servers: [
+      ['relay', (up) => [CLI, 'relay', '--listen', '127.0.0.1:0', '--upstream', up, '--validate', 'json']],
+      ['peer', (up) => ['bench/peers/tcp-proxy.mjs', '--listen', '127.0.0.1:0', '--upstream', up]],
+    ],
+    count: CLIENTS,
+    rounds,
+    warmUp: true,
+    progress,
+  });
+  return [
+    usageResult(
+      {
+        layer: 'relay',
+        op: 'tcp-concurrent',
+        fixture: f.name,
+        backend: 'mcp-frames',
+        name: `relay/tcp-concurrent/${f.name}`,
+        impl: '`mcp-frames relay --listen --upstream --validate json`, one process, 16 clients at once',
+      },
+      runs.relay,
+      total,
+    ),
+    usageResult(
+      {
+        layer: 'peer',
+        op: 'tcp-proxy-concurrent',
+        fixture: f.name,
+        backend: 'node',
+        name: `peer/tcp-proxy-concurrent/${f.name}`,
+        impl: 'a bare Node TCP proxy process (socket.pipe both ways), the same 16 clients',
+      },
+      runs.peer,
+      total,
+    ),
+  ];
 }
 
 /** The frame bodies of a record stream (tag left out), as views of it. */

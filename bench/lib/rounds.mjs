@@ -98,7 +98,7 @@ const TICKS = (() => {
 })();
 
 /** utime + stime (seconds) and minflt of process `pid`, from /proc; null off Linux. */
-export function procUsage(pid) {
+function procUsage(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -109,7 +109,7 @@ export function procUsage(pid) {
 }
 
 /** CPU seconds of `pid` and its children (a cluster's workers), from /proc; null off Linux. */
-export function treeCpu(pid) {
+function treeCpu(pid) {
   try {
     const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
     const cpus = [pid, ...children].map((p) => procUsage(p)?.cpu);
@@ -120,7 +120,7 @@ export function treeCpu(pid) {
 }
 
 /** Busy CPU seconds of the whole machine so far (all cores; idle and iowait left out), from /proc/stat; null off Linux. */
-export function machineBusy() {
+function machineBusy() {
   try {
     const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
     return (f[0] + f[1] + f[2] + f[5] + f[6] + f[7]) / TICKS;
@@ -173,7 +173,7 @@ export function startNode(args, { env = {}, pattern = /"listening":"[^"]*:(\d+)"
  * in 64 KiB writes, honouring backpressure, then ends it; resolves with
  * its `host:port` and a close.
  */
-export async function serveStream(stream) {
+async function serveStream(stream) {
   const server = net.createServer((socket) => {
     socket.setNoDelay(true);
     socket.on('error', () => {});
@@ -211,6 +211,56 @@ function receive(port, hash) {
 }
 
 /** `count` clients of `port` at once; resolves with what each received (receive). */
-export function clients(port, hash, count = 1) {
+function clients(port, hash, count = 1) {
   return Promise.all(Array.from({ length: count }, () => receive(port, hash)));
+}
+
+/**
+ * `f.stream` served on loopback to `count` clients at once through each of
+ * `servers` ([key, args(upstream address)], node processes that listen), in
+ * turn, `rounds` times. Each server is checked first (every client gets
+ * the stream, whose SHA-256 is `f.sha256`; no fault on stderr), then, with
+ * `warmUp`, runs a round that is not counted. Resolves with each key's
+ * runs: wall seconds; the server's CPU seconds (its children's too) and
+ * page faults; this process's CPU (the load generator); the cores the
+ * machine kept busy, and the CPU the rest of it took.
+ */
+export async function serverRounds(f, { name, servers, count, rounds, warmUp = false, progress }) {
+  const upstream = await serveStream(f.stream);
+  const started = [];
+  const total = count * f.stream.length;
+  const round = async (server) => {
+    const [u0, c0, busy0, own0] = [server.usage(), server.cpu(), machineBusy(), process.cpuUsage()];
+    const t0 = performance.now();
+    const got = await clients(server.port, false, count);
+    const wall = (performance.now() - t0) / 1000;
+    const [u1, c1, busy1, own] = [server.usage(), server.cpu(), machineBusy(), process.cpuUsage(own0)];
+    const bytes = got.reduce((a, g) => a + g.bytes, 0);
+    if (bytes !== total) throw new Error(`${name}: ${bytes} of ${total} bytes`);
+    const cpu = c0 === null || c1 === null ? null : c1 - c0;
+    const load = (own.user + own.system) / 1e6;
+    const busy = busy0 === null || busy1 === null ? null : busy1 - busy0;
+    const faults = u0 && u1 ? u1.faults - u0.faults : null;
+    return { wall, cpu, faults, load, busy: busy === null ? null : busy / wall, others: busy === null || cpu === null ? null : busy - cpu - load };
+  };
+  try {
+    for (const [key, args] of servers) started.push([key, await startNode(args(upstream.address))]);
+    for (const [key, server] of started) {
+      progress(`${name}@${key}: checking`);
+      const wrong = (await clients(server.port, true, count)).filter((g) => g.sha256 !== f.sha256).length;
+      if (wrong) throw new Error(`${name}@${key}: ${wrong} of ${count} clients did not receive the stream`);
+      if (server.faults().length) throw new Error(`${name}@${key}: faults on a valid stream: ${server.faults()[0]}`);
+      if (warmUp) await round(server);
+    }
+    /** @type {Record<string, { wall: number, cpu: number | null, faults: number | null, load: number, busy: number | null, others: number | null }[]>} */
+    const runs = Object.fromEntries(servers.map(([key]) => [key, []]));
+    for (let r = 0; r < rounds; r++) {
+      progress(`${name}: round ${r + 1} of ${rounds}`);
+      for (const [key, server] of started) runs[key].push(await round(server));
+    }
+    return runs;
+  } finally {
+    for (const [, server] of started) await server.stop();
+    await upstream.close();
+  }
 }

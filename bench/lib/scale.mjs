@@ -24,7 +24,7 @@
 
 import { blobRead, listingMedium } from './fixtures.mjs';
 import { createRng } from './rng.mjs';
-import { CLI, clients as connect, machineBusy, mean, MiB, roundResult, serveStream, startNode } from './rounds.mjs';
+import { CLI, mean, MiB, roundResult, serverRounds } from './rounds.mjs';
 import { recordStream } from './wire.mjs';
 
 const CLIENTS = 16;
@@ -48,79 +48,59 @@ const SCALE_FIXTURES = [
   },
 ];
 
-/** 16 clients at once; resolves with the bytes each got (and its SHA-256 when `hash`). */
-const clients = (port, hash) => connect(port, hash, CLIENTS);
-
 async function scaleCase(f, rounds, progress) {
-  // The upstream: the stream to every connection.
-  const upstream = await serveStream(f.stream);
-  const flags = [CLI, 'relay', '--listen', '127.0.0.1:0', '--upstream', upstream.address, '--validate', 'full', '--endpoint', f.endpoint];
-  const relays = [
-    { key: 'workers-1', relay: await startNode([...flags, '--workers', '1']) },
-    { key: 'workers-2', relay: await startNode([...flags, '--workers', '2']) },
-  ];
   const total = CLIENTS * f.stream.length;
-  try {
-    for (const { key, relay } of relays) {
-      progress(`relay/tcp-scale/${f.name}@${key}: checking`);
-      const got = await clients(relay.port, true);
-      const wrong = got.filter((g) => g.sha256 !== f.sha256);
-      if (wrong.length) throw new Error(`relay/tcp-scale/${f.name}@${key}: ${wrong.length} of ${CLIENTS} clients did not receive the stream`);
-      if (relay.faults().length) throw new Error(`relay/tcp-scale/${f.name}@${key}: faults on a valid stream: ${relay.faults()[0]}`);
-    }
-    const runs = { 'workers-1': [], 'workers-2': [] };
-    for (let r = 0; r < rounds; r++) {
-      progress(`relay/tcp-scale/${f.name}: round ${r + 1} of ${rounds}`);
-      for (const { key, relay } of relays) {
-        const cpu0 = relay.cpu();
-        const busy0 = machineBusy();
-        const own0 = process.cpuUsage();
-        const t0 = performance.now();
-        const got = await clients(relay.port, false);
-        const wall = (performance.now() - t0) / 1000;
-        const cpu1 = relay.cpu();
-        const busy1 = machineBusy();
-        const own = process.cpuUsage(own0);
-        const bytes = got.reduce((a, g) => a + g.bytes, 0);
-        if (bytes !== total) throw new Error(`relay/tcp-scale/${f.name}@${key}: ${bytes} of ${total} bytes`);
-        const cpu = cpu0 === null || cpu1 === null ? null : cpu1 - cpu0;
-        const load = (own.user + own.system) / 1e6;
-        // What the rest of the machine took meanwhile: other processes, the kernel's own threads.
-        const others = busy0 === null || busy1 === null || cpu === null ? null : busy1 - busy0 - cpu - load;
-        runs[key].push({ wall, cpu, load, busy: busy0 === null || busy1 === null ? null : (busy1 - busy0) / wall, others });
-      }
-    }
-    return relays.map(({ key }) => {
-      const cpus = runs[key].map((x) => x.cpu);
-      const cpu = cpus.every((c) => c !== null) ? mean(cpus) : null;
-      return roundResult(
-        {
-          layer: 'relay',
-          op: 'tcp-scale',
-          fixture: f.name,
-          backend: key,
-          name: `relay/tcp-scale/${f.name}`,
-          impl: `\`mcp-frames relay --listen --upstream --validate full --endpoint ${f.endpoint} --${key.replace('-', ' ')}\`, ${CLIENTS} clients at once, aggregate`,
-        },
-        runs[key].map((x) => x.wall),
-        total,
-        {
-          clients: CLIENTS,
-          loadGeneratorCpuSeconds: Math.round(mean(runs[key].map((x) => x.load)) * 1000) / 1000,
-          ...(runs[key].every((x) => x.busy !== null)
-            ? {
-                machineBusyCores: Math.round(mean(runs[key].map((x) => x.busy)) * 100) / 100,
-                otherCpuSeconds: Math.round(mean(runs[key].map((x) => x.others)) * 1000) / 1000,
-              }
-            : {}),
-          ...(cpu === null ? {} : { cpuSeconds: Math.round(cpu * 1000) / 1000, bytesPerCpuSecond: total / cpu }),
-        },
-      );
-    });
-  } finally {
-    for (const { relay } of relays) await relay.stop();
-    await upstream.close();
-  }
+  const relay = (workers) => (up) => [
+    CLI,
+    'relay',
+    '--listen',
+    '127.0.0.1:0',
+    '--upstream',
+    up,
+    '--validate',
+    'full',
+    '--endpoint',
+    f.endpoint,
+    '--workers',
+    workers,
+  ];
+  const runs = await serverRounds(f, {
+    name: `relay/tcp-scale/${f.name}`,
+    servers: [
+      ['workers-1', relay('1')],
+      ['workers-2', relay('2')],
+    ],
+    count: CLIENTS,
+    rounds,
+    progress,
+  });
+  return Object.entries(runs).map(([key, list]) => {
+    const cpus = list.map((x) => x.cpu);
+    const cpu = cpus.every((c) => c !== null) ? mean(cpus) : null;
+    return roundResult(
+      {
+        layer: 'relay',
+        op: 'tcp-scale',
+        fixture: f.name,
+        backend: key,
+        name: `relay/tcp-scale/${f.name}`,
+        impl: `\`mcp-frames relay --listen --upstream --validate full --endpoint ${f.endpoint} --${key.replace('-', ' ')}\`, ${CLIENTS} clients at once, aggregate`,
+      },
+      list.map((x) => x.wall),
+      total,
+      {
+        clients: CLIENTS,
+        loadGeneratorCpuSeconds: Math.round(mean(list.map((x) => x.load)) * 1000) / 1000,
+        ...(list.every((x) => x.busy !== null)
+          ? {
+              machineBusyCores: Math.round(mean(list.map((x) => x.busy)) * 100) / 100,
+              otherCpuSeconds: Math.round(mean(list.map((x) => x.others)) * 1000) / 1000,
+            }
+          : {}),
+        ...(cpu === null ? {} : { cpuSeconds: Math.round(cpu * 1000) / 1000, bytesPerCpuSecond: total / cpu }),
+      },
+    );
+  });
 }
 
 /** The scale cases by name (layer/op/fixture). */

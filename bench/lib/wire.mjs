@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { ROOT } from './env.mjs';
 import { blobRead, describeFixture, frameBytes, listingMedium, TAG_RESULT } from './fixtures.mjs';
 import { createRng } from './rng.mjs';
-import { CLI, clients, cpuFigures, measure, MiB, roundResult, serveStream, startNode } from './rounds.mjs';
+import { CLI, cpuFigures, measure, MiB, roundResult, serverRounds } from './rounds.mjs';
 
 const STREAM_BYTES = 96 * MiB;
 const CHUNK = 64 * 1024;
@@ -278,46 +278,27 @@ async function cliCases(fixtures, rounds, progress) {
 async function tcpCases(fixtures, rounds, progress) {
   const results = [];
   for (const f of fixtures) {
-    const upstream = await serveStream(f.stream);
-    const relay = await startNode([CLI, 'relay', '--listen', '127.0.0.1:0', '--upstream', upstream.address]);
-    const peer = await startNode(['bench/peers/tcp-proxy.mjs', '--listen', '127.0.0.1:0', '--upstream', upstream.address]);
-    try {
-      progress(`relay/tcp/${f.name}: checking`);
-      const [check] = await clients(relay.port, true);
-      if (check.sha256 !== f.sha256) throw new Error(`relay/tcp/${f.name}: the client did not receive the input (${check.bytes} bytes)`);
-      if (relay.faults().length) throw new Error(`relay/tcp/${f.name}: faults on a valid stream: ${relay.faults()[0]}`);
-      const runs = { relay: [], peer: [] };
-      for (let r = 0; r < rounds; r++) {
-        progress(`relay/tcp/${f.name}: round ${r + 1} of ${rounds}`);
-        for (const [key, proxy] of [
-          ['relay', relay],
-          ['peer', peer],
-        ]) {
-          const u0 = proxy.usage();
-          const t0 = performance.now();
-          const [got] = await clients(proxy.port, false);
-          const wall = (performance.now() - t0) / 1000;
-          const u1 = proxy.usage();
-          if (got.bytes !== f.stream.length) throw new Error(`${key} tcp/${f.name}: ${got.bytes} of ${f.stream.length} bytes`);
-          runs[key].push({ wall, cpu: u0 && u1 ? u1.cpu - u0.cpu : null, faults: u0 && u1 ? u1.faults - u0.faults : null });
-        }
-      }
-      results.push(
-        processResult(
-          'relay',
-          'tcp',
-          f,
-          'mcp-frames',
-          '`mcp-frames relay --listen --upstream` (validate json, backend auto) between a loopback upstream and a client',
-          runs.relay,
-        ),
-        processResult('peer', 'tcp-proxy', f, 'node', 'a bare Node TCP proxy process (socket.pipe both ways), same harness', runs.peer),
-      );
-    } finally {
-      await relay.stop();
-      await peer.stop();
-      await upstream.close();
-    }
+    const runs = await serverRounds(f, {
+      name: `relay/tcp/${f.name}`,
+      servers: [
+        ['relay', (up) => [CLI, 'relay', '--listen', '127.0.0.1:0', '--upstream', up]],
+        ['peer', (up) => ['bench/peers/tcp-proxy.mjs', '--listen', '127.0.0.1:0', '--upstream', up]],
+      ],
+      count: 1,
+      rounds,
+      progress,
+    });
+    results.push(
+      processResult(
+        'relay',
+        'tcp',
+        f,
+        'mcp-frames',
+        '`mcp-frames relay --listen --upstream` (validate json, backend auto) between a loopback upstream and a client',
+        runs.relay,
+      ),
+      processResult('peer', 'tcp-proxy', f, 'node', 'a bare Node TCP proxy process (socket.pipe both ways), same harness', runs.peer),
+    );
   }
   return results;
 }
