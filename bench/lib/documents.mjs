@@ -15,7 +15,7 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DISTINCT_BYTES, TAG_RESULT } from './fixtures.mjs';
+import { brokenTwins, DISTINCT_BYTES, TAG_RESULT } from './fixtures.mjs';
 import { createRng } from './rng.mjs';
 import { ROOT } from './env.mjs';
 
@@ -94,47 +94,6 @@ function toolResult(rng) {
 // ---------------------------------------------------------------------------
 // Fixtures.
 
-/**
- * The first byte at or after `from` that is a plain ASCII character inside
- * a string (not a quote, not part of an escape), found by walking the text
- * from its start: a control byte put there is the text's first fault.
- */
-function plainStringByte(body, from) {
-  let inString = false;
-  for (let i = 0; i < body.length; i++) {
-    const c = body[i];
-    if (!inString) {
-      if (c === 0x22) inString = true;
-    } else if (c === 0x5c) {
-      i += body[i + 1] === 0x75 ? 5 : 1;
-    } else if (c === 0x22) {
-      inString = false;
-    } else if (i >= from && c >= 0x20 && c < 0x80) {
-      return i;
-    }
-  }
-  if (from > 0) return plainStringByte(body, 0); // canada.json: its strings are all near the start
-  throw new Error('no plain string byte in the document');
-}
-
-/**
- * A control byte inside a string halfway through (or wherever there is
- * one), and the text cut before its last byte that is not whitespace (the
- * corpus files end with a newline).
- */
-function twins(bytes) {
-  const at = 1 + plainStringByte(bytes.subarray(1), (bytes.length - 1) >> 1);
-  const ctl = bytes.slice();
-  ctl[at] = 0x1f;
-  let last = bytes.length - 1;
-  while ([0x20, 0x0a, 0x0d, 0x09].includes(bytes[last])) last--;
-  const cut = bytes.slice(0, last);
-  return [
-    { label: 'control-char', bytes: ctl, rule: 'control-char', offset: at },
-    { label: 'cut', bytes: cut, rule: 'json-end', offset: cut.length },
-  ];
-}
-
 function variantOf(body) {
   const bytes = new Uint8Array(body.length + 1);
   bytes[0] = TAG_RESULT;
@@ -152,7 +111,7 @@ function fixture(name, description, bodies) {
     description,
     variants,
     bytesPerOp: total / variants.length,
-    broken: twins(variants[0].bytes),
+    broken: brokenTwins(variants[0].bytes),
   };
 }
 

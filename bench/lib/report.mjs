@@ -368,28 +368,6 @@ function renderTable(spec, results, fixtureInfo) {
   return any ? lines.join('\n') : null;
 }
 
-function losses(report) {
-  const out = [];
-  const { cases } = report;
-  const wasmNames = ['wasm-simd', 'wasm-scalar'];
-  for (const c of cases) {
-    if (!wasmNames.includes(c.backend) || !c.opsPerSec) continue;
-    const js = lookup(cases, c.name, 'js');
-    if (js && c.opsPerSec < js.opsPerSec) {
-      const noise = Math.sqrt(c.rme ** 2 + js.rme ** 2);
-      const r = c.opsPerSec / js.opsPerSec;
-      out.push(
-        `- \`${c.name}\` on ${c.backend}: ${num(r, 2)}× js (${num(c.mbPerSec, 1)} against ${num(js.mbPerSec, 1)} MB/s)${Math.abs(1 - r) * 100 < noise ? ', within the margin of error' : ''}`,
-      );
-    }
-    if (c.op === 'validate' && c.backend === 'wasm-simd') {
-      const sj = lookup(cases, `peer/isvalid/${c.fixture}`, 'simdjson');
-      if (sj && c.opsPerSec < sj.opsPerSec) out.push(`- \`${c.name}\` on wasm-simd: ${num(c.opsPerSec / sj.opsPerSec, 2)}× simdjson isValid`);
-    }
-  }
-  return out;
-}
-
 export function renderMarkdown(report) {
   const r = report;
   const out = [];
@@ -479,12 +457,6 @@ export function renderMarkdown(report) {
   out.push(
     `${summarize(r.targets)}. A missed target within ${Math.round(NOISE_BAND * 100)}% of its line in this run and in the full run before is within noise: a ratio moves by 5 to 10% between full runs of one commit here. For "within 1.5×" the ratio is a slowdown (bare JSON.parse speed over typed decode speed).`,
   );
-  out.push('');
-
-  out.push('## Where WebAssembly loses');
-  out.push('');
-  const lost = losses(r);
-  out.push(lost.length ? lost.join('\n') : 'Nowhere in this run.');
   out.push('');
 
   out.push('## Results');
