@@ -36,14 +36,15 @@ const USAGE = `usage: node bench/run.mjs [--filter REGEX] [--quick] [--out DIR] 
                   full run, bench/report/partial for --filter or --quick
   --list          print the case names and exit
 
-  The cases timed in rounds of their own (relay/long-stream/*, relay/cli/*,
-  relay/tcp/*: 96 MiB streams, whole processes; relay/tcp-scale/*;
-  relay/tcp-concurrent/* and relay/in-process/small; proxy/*) run after the
-  rest; a --filter selects them by name like any other case.
+  The cases timed in rounds (whole processes, streams of megabytes: relay/
+  long-stream, cli, tcp, tcp-scale, tcp-concurrent, in-process; proxy/) run
+  after the rest; --filter selects them by name like any other case.
 `;
 
-/** The cases timed in rounds, after the rest, in this order: their names, and what runs them (bench/lib/rounds.mjs). */
-/** @type {[string[], (options: any) => Promise<{ results: any[], fixtures: any[] }>][]} */
+/**
+ * The cases timed in rounds, after the rest, in this order: their names, and what runs them (bench/lib/rounds.mjs).
+ * @type {[string[], (options: any) => Promise<{ results: any[], fixtures: any[] }>][]}
+ */
 const ROUND_CASES = [
   [WIRE_NAMES, (o) => runWireCases({ ...o, seed: SEED })],
   [SCALE_NAMES, runScaleCases],

@@ -54,12 +54,9 @@ function pipedRelay(backend, keep = false) {
   const input = new Readable({ read() {} });
   const output = new Writable({
     highWaterMark: 2 ** 30,
+    // Node's default _write passes a single chunk to writev too.
     writev(pieces, done) {
       for (const p of pieces) take(p.chunk);
-      done();
-    },
-    write(chunk, _encoding, done) {
-      take(chunk);
       done();
     },
   });
@@ -147,8 +144,8 @@ export function buildCases(frames, documents, simdjson, native) {
   const wasmScalar = loadBackend('wasm-scalar');
   const backends = { js, wasm, wasmSimd, wasmScalar };
   const cases = [];
-  /** A case of fixture `f` whose operation `fn` takes the next of `list` (f's items by default) each call. */
-  const add = (f, layer, op, backend, c, list = f.items) => {
+  /** A case of fixture `f` whose operation `fn` takes the next of `c.list` (f's items by default) each call. */
+  const add = (f, layer, op, backend, { list = f.items, ...c }) => {
     const next = cycle(list);
     const fn = c.fn;
     cases.push({
@@ -194,48 +191,30 @@ export function buildCases(frames, documents, simdjson, native) {
     const written = f.writtenPerOp ?? f.bytesPerOp;
     for (const b of [js, wasm]) {
       const items = f.items.map((x) => ({ ...x, c: x.codec.withBackend(b) }));
-      add(
-        f,
-        'frame',
-        'decode',
-        b.name,
-        {
-          impl: `codec.decode on ${b.name}: screen (or verify), TextDecoder, JSON.parse, SDK schema${f.of}`,
-          check() {
-            for (const x of items) deepStrictEqual(x.c.decode(x.bytes), x.frame, 'decode: the value differs from the fixture source');
-            for (const t of f.broken) expectFrameError(items[0].c.tryDecode(t.bytes), t, 'decode');
-          },
-          fn: (x) => x.c.decode(x.bytes),
+      add(f, 'frame', 'decode', b.name, {
+        list: items,
+        impl: `codec.decode on ${b.name}: screen (or verify), TextDecoder, JSON.parse, SDK schema${f.of}`,
+        check() {
+          for (const x of items) deepStrictEqual(x.c.decode(x.bytes), x.frame, 'decode: the value differs from the fixture source');
+          for (const t of f.broken) expectFrameError(items[0].c.tryDecode(t.bytes), t, 'decode');
         },
-        items,
-      );
-      add(
-        f,
-        'frame',
-        'encode',
-        b.name,
-        {
-          bytes: written,
-          impl: `codec.encode on ${b.name}: one pass that checks and writes UTF-8, the SDK schema on the value as written, the copy out${f.of}`,
-          check: each(items, (x) => sameBytes(x.c.encode(x.frame), x.written, 'encode')),
-          fn: (x) => x.c.encode(x.frame),
-        },
-        items,
-      );
+        fn: (x) => x.c.decode(x.bytes),
+      });
+      add(f, 'frame', 'encode', b.name, {
+        list: items,
+        bytes: written,
+        impl: `codec.encode on ${b.name}: one pass that checks and writes UTF-8, the SDK schema on the value as written, the copy out${f.of}`,
+        check: each(items, (x) => sameBytes(x.c.encode(x.frame), x.written, 'encode')),
+        fn: (x) => x.c.encode(x.frame),
+      });
       const target = new Uint8Array(Math.max(...items.map((x) => x.written.length)));
-      add(
-        f,
-        'frame',
-        'encodeInto',
-        b.name,
-        {
-          bytes: written,
-          impl: `codec.encodeInto on ${b.name}: encode's pass, then the frame copied into a buffer allocated once${f.of}`,
-          check: each(items, (x) => sameBytes(target.subarray(0, x.c.encodeInto(x.frame, target).written), x.written, 'encodeInto')),
-          fn: (x) => x.c.encodeInto(x.frame, target),
-        },
-        items,
-      );
+      add(f, 'frame', 'encodeInto', b.name, {
+        list: items,
+        bytes: written,
+        impl: `codec.encodeInto on ${b.name}: encode's pass, then the frame copied into a buffer allocated once${f.of}`,
+        check: each(items, (x) => sameBytes(target.subarray(0, x.c.encodeInto(x.frame, target).written), x.written, 'encodeInto')),
+        fn: (x) => x.c.encodeInto(x.frame, target),
+      });
     }
     parseCase(f);
     const out = new Uint8Array(1 + 3 * Math.max(...f.items.map((x) => x.written.length)));
@@ -311,45 +290,33 @@ export function buildCases(frames, documents, simdjson, native) {
       };
       const bodies = f.items.map((x) => pad(x.bytes));
       const broken = f.broken.map((t) => ({ ...pad(t.bytes), label: t.label }));
-      add(
-        f,
-        'peer',
-        'native',
-        'simdjson-native',
-        {
-          impl: `simdjson ${native.version} (${native.kernel} kernel) parsing the body in place from a padded Uint8Array, one dom::parser reused (bench/native): the limit`,
-          check() {
-            for (const b of bodies) strictEqual(native.isValid(b.padded, b.length), true, 'native simdjson refused the fixture');
-            for (const b of broken) strictEqual(native.isValid(b.padded, b.length), false, `native simdjson accepted the ${b.label} twin`);
-          },
-          fn: (b) => native.isValid(b.padded, b.length),
+      add(f, 'peer', 'native', 'simdjson-native', {
+        list: bodies,
+        impl: `simdjson ${native.version} (${native.kernel} kernel) parsing the body in place from a padded Uint8Array, one dom::parser reused (bench/native): the limit`,
+        check() {
+          for (const b of bodies) strictEqual(native.isValid(b.padded, b.length), true, 'native simdjson refused the fixture');
+          for (const b of broken) strictEqual(native.isValid(b.padded, b.length), false, `native simdjson accepted the ${b.label} twin`);
         },
-        bodies,
-      );
+        fn: (b) => native.isValid(b.padded, b.length),
+      });
     }
     memcpyCase(f);
   }
 
   function memcpyCase(f) {
     const dst = new Uint8Array(Math.max(...f.variants.map((v) => v.bytes.length)));
-    add(
-      f,
-      'peer',
-      'memcpy',
-      'memcpy',
-      {
-        impl: 'Uint8Array.prototype.set of the same bytes into a buffer allocated once: the physical limit',
-        check() {
-          for (const { bytes } of f.variants) {
-            dst.fill(0);
-            dst.set(bytes);
-            sameBytes(dst.subarray(0, bytes.length), bytes, 'memcpy');
-          }
-        },
-        fn: (v) => dst.set(v.bytes),
+    add(f, 'peer', 'memcpy', 'memcpy', {
+      list: f.variants,
+      impl: 'Uint8Array.prototype.set of the same bytes into a buffer allocated once: the physical limit',
+      check() {
+        for (const { bytes } of f.variants) {
+          dst.fill(0);
+          dst.set(bytes);
+          sameBytes(dst.subarray(0, bytes.length), bytes, 'memcpy');
+        }
       },
-      f.variants,
-    );
+      fn: (v) => dst.set(v.bytes),
+    });
   }
 
   function streamCases(f) {
@@ -367,51 +334,39 @@ export function buildCases(frames, documents, simdjson, native) {
 
     // Typed decode of the whole stream: outcomes under the full contract.
     for (const b of [js, wasm]) {
-      add(
-        f,
-        'records',
-        'decode',
-        b.name,
-        {
-          impl: `decodeStream(bytes, { endpoint: ${f.endpoint}, backend: ${b.name} }): every outcome built and judged`,
-          check() {
-            const events = decodeStream(bytes, { endpoint: codec, backend: b });
-            strictEqual(events.length, responses + 1, 'decodeStream: outcome count');
-            deepStrictEqual(events.at(-1), { end: 'ok' }, 'decodeStream: the stream end');
-            for (const e of /** @type {any[]} */ (events.slice(0, -1))) {
-              const want = byChannel.get(e.channel);
-              ok(want, `decodeStream: an outcome for unknown channel ${e.channel}`);
-              strictEqual(e.outcome, want.outcome, `decodeStream: channel ${e.channel}`);
-              deepStrictEqual(e.outcome === 'result' ? e.result : e.error, want.value, `decodeStream: channel ${e.channel}'s value`);
-            }
-            const bad = decodeStream(brokenInput, { endpoint: codec, backend: b });
-            const broken = /** @type {any} */ (bad.find((e) => 'channel' in e && e.channel === first.channel));
-            strictEqual(broken?.outcome, 'frame-error', 'decodeStream: the broken frame');
-            strictEqual(broken.fault.rule, 'control-char', 'decodeStream: the broken frame rule');
-          },
-          fn: () => decodeStream(bytes, { endpoint: codec, backend: b }),
+      add(f, 'records', 'decode', b.name, {
+        list: [bytes],
+        impl: `decodeStream(bytes, { endpoint: ${f.endpoint}, backend: ${b.name} }): every outcome built and judged`,
+        check() {
+          const events = decodeStream(bytes, { endpoint: codec, backend: b });
+          strictEqual(events.length, responses + 1, 'decodeStream: outcome count');
+          deepStrictEqual(events.at(-1), { end: 'ok' }, 'decodeStream: the stream end');
+          for (const e of /** @type {any[]} */ (events.slice(0, -1))) {
+            const want = byChannel.get(e.channel);
+            ok(want, `decodeStream: an outcome for unknown channel ${e.channel}`);
+            strictEqual(e.outcome, want.outcome, `decodeStream: channel ${e.channel}`);
+            deepStrictEqual(e.outcome === 'result' ? e.result : e.error, want.value, `decodeStream: channel ${e.channel}'s value`);
+          }
+          const bad = decodeStream(brokenInput, { endpoint: codec, backend: b });
+          const broken = /** @type {any} */ (bad.find((e) => 'channel' in e && e.channel === first.channel));
+          strictEqual(broken?.outcome, 'frame-error', 'decodeStream: the broken frame');
+          strictEqual(broken.fault.rule, 'control-char', 'decodeStream: the broken frame rule');
         },
-        [bytes],
-      );
+        fn: () => decodeStream(bytes, { endpoint: codec, backend: b }),
+      });
     }
     relayCases(f, [bytes], { input: brokenInput, output: bytes.subarray(firstRecordLength), rule: 'control-char' });
-    add(
-      f,
-      'peer',
-      'parse',
-      'JSON.parse',
-      {
-        impl: 'records walked by hand, JSON.parse(new TextDecoder().decode(frame body)) per response: no checks, no schema',
-        check: () =>
-          deepStrictEqual(
-            parseStreamByHand(bytes),
-            f.exchanges.map((e) => e.value),
-            'parse: the values differ from the fixture source',
-          ),
-        fn: parseStreamByHand,
-      },
-      [bytes],
-    );
+    add(f, 'peer', 'parse', 'JSON.parse', {
+      list: [bytes],
+      impl: 'records walked by hand, JSON.parse(new TextDecoder().decode(frame body)) per response: no checks, no schema',
+      check: () =>
+        deepStrictEqual(
+          parseStreamByHand(bytes),
+          f.exchanges.map((e) => e.value),
+          'parse: the values differ from the fixture source',
+        ),
+      fn: parseStreamByHand,
+    });
     memcpyCase(f);
   }
 
@@ -424,39 +379,33 @@ export function buildCases(frames, documents, simdjson, native) {
     for (const b of [js, wasm]) {
       const relay = pipedRelay(b);
       let pushed = 0;
-      add(
-        f,
-        'relay',
-        'work',
-        b.name,
-        {
-          bytes: inputs.reduce((a, x) => a + x.length, 0) / inputs.length,
-          impl: `pipeRelay on ${b.name}, validate 'json', each record stream handed over as one chunk, to a writable that counts: records scanned, frames verified, valid bytes forwarded as views`,
-          check() {
-            const fresh = pipedRelay(b, true);
-            for (const input of inputs) fresh.push(input);
-            fresh.end();
-            sameBytes(concat(fresh.out.chunks), concat(inputs), 'relay: forwarded bytes');
-            strictEqual(fresh.out.faults.length, 0, 'relay: faults on a valid stream');
-            const bad = pipedRelay(b, true);
-            bad.push(broken.input);
-            bad.end();
-            sameBytes(concat(bad.out.chunks), broken.output, 'relay: forwarded bytes of the broken stream');
-            strictEqual(bad.out.faults.length, 1, 'relay: faults on the broken stream');
-            const [fault] = bad.out.faults;
-            strictEqual('frame' in fault && fault.frame.rule, broken.rule, 'relay: the broken frame rule');
-          },
-          fn(input) {
-            pushed += input.length;
-            relay.push(input);
-          },
-          after() {
-            strictEqual(relay.out.faults.length, 0, 'relay: faults while timed');
-            strictEqual(relay.out.bytes, pushed, 'relay: bytes forwarded while timed');
-          },
+      add(f, 'relay', 'work', b.name, {
+        list: inputs,
+        bytes: inputs.reduce((a, x) => a + x.length, 0) / inputs.length,
+        impl: `pipeRelay on ${b.name}, validate 'json', each record stream handed over as one chunk, to a writable that counts: records scanned, frames verified, valid bytes forwarded as views`,
+        check() {
+          const fresh = pipedRelay(b, true);
+          for (const input of inputs) fresh.push(input);
+          fresh.end();
+          sameBytes(concat(fresh.out.chunks), concat(inputs), 'relay: forwarded bytes');
+          strictEqual(fresh.out.faults.length, 0, 'relay: faults on a valid stream');
+          const bad = pipedRelay(b, true);
+          bad.push(broken.input);
+          bad.end();
+          sameBytes(concat(bad.out.chunks), broken.output, 'relay: forwarded bytes of the broken stream');
+          strictEqual(bad.out.faults.length, 1, 'relay: faults on the broken stream');
+          const [fault] = bad.out.faults;
+          strictEqual('frame' in fault && fault.frame.rule, broken.rule, 'relay: the broken frame rule');
         },
-        inputs,
-      );
+        fn(input) {
+          pushed += input.length;
+          relay.push(input);
+        },
+        after() {
+          strictEqual(relay.out.faults.length, 0, 'relay: faults while timed');
+          strictEqual(relay.out.bytes, pushed, 'relay: bytes forwarded while timed');
+        },
+      });
     }
   }
 }

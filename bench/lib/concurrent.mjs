@@ -23,7 +23,7 @@
 // bytes, no fault on stderr) before it is timed.
 
 import { Readable, Writable } from 'node:stream';
-import { blobRead, listingMedium } from './fixtures.mjs';
+import { blobRead, frameViews, listingMedium } from './fixtures.mjs';
 import { createRng } from './rng.mjs';
 import { CLI, cpuFigures, mean, measure, MiB, rmeOf, roundResult, serverRounds } from './rounds.mjs';
 import { recordStream } from './wire.mjs';
@@ -103,18 +103,6 @@ async function tcpConcurrentCase(f, rounds, progress) {
   ];
 }
 
-/** The frame bodies of a record stream (tag left out), as views of it. */
-function bodies(stream) {
-  const out = [];
-  const view = new DataView(stream.buffer, stream.byteOffset, stream.byteLength);
-  for (let at = 0; at < stream.length; ) {
-    const length = view.getUint32(at + 5, true);
-    if (stream[at] === 1) out.push(stream.subarray(at + 10, at + 9 + length));
-    at += 9 + length;
-  }
-  return out;
-}
-
 /** pipeRelay over `chunks` into a writable that counts; resolves with the bytes out and the faults reported. */
 async function pipeOnce(lib, backend, chunks) {
   let bytes = 0;
@@ -163,7 +151,8 @@ async function inProcessCase(lib, f, native, rounds, progress) {
     throw new Error(`${name}: ${check.bytes} of ${f.stream.length} bytes, ${check.faults} faults`);
   // simdjson reads up to its padding past the end: each body is copied once, before timing, into a padded buffer of its own.
   const padded = native
-    ? bodies(f.stream).map((b) => {
+    ? frameViews(f.stream).map((frame) => {
+        const b = frame.subarray(1);
         const p = new Uint8Array(b.length + native.padding);
         p.set(b);
         return p;

@@ -196,6 +196,16 @@ export function cycle(list) {
 export const responseRecord = (channel, payload) => record(KIND_RESPONSE, channel, payload);
 export const finishRecord = (channel) => record(KIND_FINISH, channel, new Uint8Array(0));
 
+/** The frames (tag and body) of the response records of a record stream, as views of it. */
+export function frameViews(stream) {
+  const out = [];
+  const view = new DataView(stream.buffer, stream.byteOffset, stream.byteLength);
+  for (let at = 0; at < stream.length; at += HEADER_SIZE + view.getUint32(at + 5, true)) {
+    if (stream[at] === KIND_RESPONSE) out.push(stream.subarray(at + HEADER_SIZE, at + HEADER_SIZE + view.getUint32(at + 5, true)));
+  }
+  return out;
+}
+
 export function concat(parts) {
   let n = 0;
   for (const p of parts) n += p.length;

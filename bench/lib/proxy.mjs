@@ -6,12 +6,8 @@
 //                           StreamableHTTPClientTransport calling the same server directly
 //
 // Each round sends the same EXCHANGES reads of test://static/resource/1..100
-// (text and blob resources of 140 to 170 bytes), CONCURRENCY in flight at
-// once, through each path in turn, so that both see the same moment of a
-// shared machine; the figure is exchanges a second (opsPerSec is rounds a
-// second, each round the same count). The target: the proxy at least 0.8×
-// the SDK client. Both answers are checked before timing: the proxy's frame
-// is the server's result text, and both paths read the same resource.
+// (140 to 170 bytes), CONCURRENCY in flight, through each path in turn; the
+// figure is exchanges a second. Both answers are checked before timing.
 
 import net from 'node:net';
 import { join } from 'node:path';

@@ -1,10 +1,6 @@
-// What the cases timed in rounds share (wire.mjs, concurrent.mjs, scale.mjs, proxy.mjs): statistics over
-// rounds, processes and their CPU time, and the loopback upstream and clients.
-//
-// These cases do not fit benchmark.js: one operation moves megabytes, or
-// times whole processes. So each runs in rounds, each round the case and its
-// peer one after the other, so that both see the same moment of a shared
-// machine; the figures are the means over the rounds.
+// What the cases timed in rounds share (wire, concurrent, scale, proxy): one operation moves megabytes or
+// times whole processes, so each runs in rounds, each round the case and its peer one after the other, so
+// that both see the same moment of a shared machine; the figures are the means over the rounds.
 
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';

@@ -19,7 +19,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from './env.mjs';
-import { blobRead, describeFixture, frameBytes, listingMedium, TAG_RESULT } from './fixtures.mjs';
+import { blobRead, describeFixture, frameBytes, frameViews, listingMedium, TAG_RESULT } from './fixtures.mjs';
 import { createRng } from './rng.mjs';
 import { CLI, cpuFigures, measure, MiB, roundResult, serverRounds } from './rounds.mjs';
 
@@ -60,17 +60,10 @@ export function recordStream(rng, bytes, distinct, make) {
   return { stream, records: 2 * count, sha256: createHash('sha256').update(stream).digest('hex') };
 }
 
-/** A 96 MiB record stream (recordStream), with its frames. */
+/** A 96 MiB record stream (recordStream), with its frames as views of it: the validate-only peer reads exactly the relay's bytes. */
 function longStream(rng, distinct, make) {
   const { stream, sha256 } = recordStream(rng, STREAM_BYTES, distinct, make);
-  // The frames as views of the stream itself: the validate-only peer reads exactly the relay's bytes.
-  const views = [];
-  for (let at = 0; at < stream.length; ) {
-    const length = new DataView(stream.buffer, at + 5, 4).getUint32(0, true);
-    if (stream[at] === 1) views.push(stream.subarray(at + 9, at + 9 + length));
-    at += 9 + length;
-  }
-  return { stream, frames: views, sha256 };
+  return { stream, frames: frameViews(stream), sha256 };
 }
 
 const WIRE_FIXTURES = [
