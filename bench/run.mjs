@@ -6,67 +6,73 @@
 // writes report.json, report.md and report.svg. See bench/README.md.
 
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
 import os from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import { parseArgs as parseCliArgs } from 'node:util';
 import Benchmark from 'benchmark';
-import { buildFixtures, describeFixture, DISTINCT_BYTES, SEED } from './lib/fixtures.mjs';
-import { environment, loadSimdjson, staleness, ROOT } from './lib/env.mjs';
-import { buildReport, renderMarkdown, summarize, targetPairs } from './lib/report.mjs';
-import { pairedRatios } from './lib/paired.mjs';
-import { probeCpus } from './lib/cpus.mjs';
-import { buildDocuments, documentCases } from './lib/documents.mjs';
-import { RELAY_FULL_NAMES } from './lib/decode-specs.mjs';
+import * as lib from 'mcp-frames';
+import { bundledCases } from './lib/bundled.mjs';
+import { buildCases } from './lib/cases.mjs';
+import { CONCURRENT_NAMES, runConcurrentCases } from './lib/concurrent.mjs';
+import { buildDocuments } from './lib/documents.mjs';
+import { environment, loadSimdjson, ROOT, staleness } from './lib/env.mjs';
+import { buildFixtures, DISTINCT_BYTES, describeFixture, SEED } from './lib/fixtures.mjs';
 import { loadNative } from './lib/native.mjs';
+import { pairedRatios } from './lib/paired.mjs';
+import { PROXY_NAMES, runProxyCases } from './lib/proxy.mjs';
+import { buildReport, renderMarkdown, summarize, targetPairs } from './lib/report.mjs';
+import { runScaleCases, SCALE_NAMES } from './lib/scale.mjs';
 import { renderSvg } from './lib/svg.mjs';
-import { SCALE_NAMES } from './lib/scale.mjs';
-import { WIRE_NAMES } from './lib/wire.mjs';
-import { CONCURRENT_NAMES } from './lib/concurrent.mjs';
-import { PROXY_NAMES } from './lib/proxy.mjs';
+import { runWireCases, WIRE_NAMES } from './lib/wire.mjs';
 
-const USAGE = `usage: node bench/run.mjs [--filter REGEX] [--quick] [--parts] [--out DIR] [--list]
+const USAGE = `usage: node bench/run.mjs [--filter REGEX] [--quick] [--out DIR] [--list]
 
   --filter REGEX  run only the cases whose name (layer/op/fixture) or
                   name@backend matches REGEX, e.g. '^frame/validate/' or
                   'blob-1m@wasm-simd$'
-  --quick         short runs for smoke testing (about a minute); the
-                  numbers are noisy and the report says so
-  --parts         also run the part/* cases: decode and encode taken apart
-                  step by step (TextDecoder, JSON.parse, schema, walk,
-                  JSON.stringify, encodeInto), to see where time goes
+  --quick         short runs for smoke testing; the numbers are noisy and
+                  the report says so
   --out DIR       where to write the report; default bench/report for a
                   full run, bench/report/partial for --filter or --quick
   --list          print the case names and exit
 
-  The wire-speed cases (relay/long-stream/*, relay/cli/*, relay/tcp/*: 96 MiB
-  streams, whole processes), the 'full' relay's long streams
-  (relay/long-stream-full/*, relay/long-stream-full-by-build/*) and the scale
-  cases (relay/tcp-scale/*: 16 clients through --workers 1 and 2) and the
-  proxy cases (proxy/*: mcp-frames proxy against the SDK Client) run after
-  the rest, in rounds of their own; a --filter selects them by name like any
-  other case.
+  The cases timed in rounds (whole processes, streams of megabytes: relay/
+  long-stream, cli, tcp, tcp-scale, tcp-concurrent, in-process; proxy/) run
+  after the rest; --filter selects them by name like any other case.
 `;
 
+/**
+ * The cases timed in rounds, after the rest, in this order: their names, and what runs them (bench/lib/rounds.mjs).
+ * @type {[string[], (options: any) => Promise<{ results: any[], fixtures: any[] }>][]}
+ */
+const ROUND_CASES = [
+  [WIRE_NAMES, (o) => runWireCases({ ...o, seed: SEED })],
+  [SCALE_NAMES, runScaleCases],
+  [CONCURRENT_NAMES, runConcurrentCases],
+  [PROXY_NAMES, runProxyCases],
+];
+
 function parseArgs(argv) {
-  const args = { filter: null, quick: false, parts: false, out: null, list: false };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    const value = () => {
-      if (i + 1 >= argv.length) throw new Error(`${a} needs a value`);
-      return argv[++i];
-    };
-    if (a === '--filter') args.filter = value();
-    else if (a.startsWith('--filter=')) args.filter = a.slice('--filter='.length);
-    else if (a === '--quick') args.quick = true;
-    else if (a === '--parts') args.parts = true;
-    else if (a === '--out') args.out = value();
-    else if (a.startsWith('--out=')) args.out = a.slice('--out='.length);
-    else if (a === '--list') args.list = true;
-    else if (a === '--help' || a === '-h') {
-      process.stdout.write(USAGE);
-      process.exit(0);
-    } else throw new Error(`unknown argument ${a}\n${USAGE}`);
+  let values;
+  try {
+    ({ values } = parseCliArgs({
+      args: argv,
+      options: {
+        filter: { type: 'string' },
+        quick: { type: 'boolean', default: false },
+        out: { type: 'string' },
+        list: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (error) {
+    throw new Error(`${error.message}\n${USAGE}`);
   }
-  return args;
+  if (values.help) {
+    process.stdout.write(USAGE);
+    process.exit(0);
+  }
+  return values;
 }
 
 /** benchmark.js's defaults for a full run; short runs for --quick. */
@@ -80,55 +86,34 @@ const clock = (ms) => {
   return `${String(Math.floor(s / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}`;
 };
 
-/** One line on stderr: rewritten in place on a terminal, one line per finished case otherwise. */
+/** A line on stderr per finished case: the count, the time so far and an estimate of the time left. */
 function createProgress(total) {
-  const tty = process.stderr.isTTY;
   const started = Date.now();
   let done = 0;
-  const head = () => {
-    const elapsed = Date.now() - started;
-    const eta = done > 0 ? ` eta ${clock((elapsed / done) * (total - done))}` : '';
-    return `[${String(done + 1).padStart(String(total).length)}/${total} ${clock(elapsed)}${eta}]`;
-  };
-  const write = (line, final) => {
-    if (tty) process.stderr.write(`\r\x1b[K${line.slice(0, (process.stderr.columns || 120) - 1)}${final ? '\n' : ''}`);
-    else if (final) process.stderr.write(`${line}\n`);
-  };
   return {
-    update(c, note) {
-      write(`${head()} ${c.name} @${c.backend}  ${note}`, false);
-    },
     finish(c, note) {
-      write(`${head()} ${c.name} @${c.backend}  ${note}`, !tty || note.startsWith('FAILED') || note.startsWith('ERROR'));
+      const elapsed = Date.now() - started;
       done++;
-    },
-    end() {
-      if (tty) process.stderr.write('\r\x1b[K');
+      process.stderr.write(`[${done}/${total} ${clock(elapsed)} eta ${clock((elapsed / done) * (total - done))}] ${c.name} @${c.backend}  ${note}\n`);
     },
     elapsed: () => Date.now() - started,
   };
 }
 
-async function check(c) {
+function check(c) {
   try {
-    if (c.checkAsync) await c.checkAsync();
-    else c.check();
+    c.check();
     return null;
   } catch (error) {
     return error.message;
   }
 }
 
-function time(c, options, progress) {
+function time(c, options) {
   return new Promise((resolve) => {
     const bench = new Benchmark(`${c.name}@${c.backend}`, {
       ...options,
-      defer: c.defer,
       fn: c.fn,
-      onCycle() {
-        const n = bench.stats.sample.length;
-        progress.update(c, n ? `${fmt(bench.hz)} ops/s, ${n} samples` : 'calibrating');
-      },
       onComplete: () => resolve(bench),
       onError: () => resolve(bench),
     });
@@ -139,7 +124,7 @@ function time(c, options, progress) {
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   const filter = args.filter ? new RegExp(args.filter) : null;
-  const partial = Boolean(filter || args.quick || args.parts);
+  const partial = Boolean(filter || args.quick);
   const outDir = args.out ? resolve(args.out) : join(ROOT, 'bench', 'report', partial ? 'partial' : '');
 
   const simdjson = loadSimdjson();
@@ -151,32 +136,22 @@ async function main() {
   for (const w of staleness()) process.stderr.write(`warning: ${w}\n`);
 
   const frames = buildFixtures(SEED);
-  const documents = buildDocuments(SEED, native.padding || 64);
-  const fixtures = [...frames, ...documents];
-  const { buildCases } = await import('./lib/cases.mjs');
-  const { cases: frameCases, backends } = buildCases(frames, simdjson, native);
-  const { captureCases, decodeCases } = await import('./lib/decode-targets.mjs');
-  const { bundledCases } = await import('./lib/bundled.mjs');
-  const all = [
-    ...frameCases,
-    ...decodeCases(frames, backends),
-    ...captureCases(backends),
-    ...(await bundledCases(frames, backends)),
-    ...documentCases(documents, backends, simdjson, native),
-  ];
-  const cases = all.filter((c) => (args.parts || !c.extra) && (!filter || filter.test(c.name) || filter.test(`${c.name}@${c.backend}`)));
+  const documents = buildDocuments(SEED);
+  const built = buildCases(frames, documents, simdjson, native);
+  const { backends } = built;
+  const all = [...built.cases, ...(await bundledCases([...frames, ...built.captures], backends))];
+  const selected = (name) => !filter || filter.test(name);
+  const cases = all.filter((c) => selected(c.name) || selected(`${c.name}@${c.backend}`));
   if (args.list) {
     for (const c of cases) process.stdout.write(`${c.name}@${c.backend}\n`);
     return;
   }
-  const wanted = (name) => !args.parts && (!filter || filter.test(name) || filter.test(`${name}@mcp-frames`) || filter.test(`${name}@wasm-simd`));
-  if (cases.length === 0 && ![...WIRE_NAMES, ...RELAY_FULL_NAMES, ...SCALE_NAMES, ...CONCURRENT_NAMES, ...PROXY_NAMES].some(wanted))
-    throw new Error(`no case matches --filter ${args.filter}; try --list${args.parts ? '' : ' (and --parts for part/*)'}`);
+  const wanted = (name) => selected(name) || selected(`${name}@mcp-frames`) || selected(`${name}@wasm-simd`);
+  if (cases.length === 0 && !ROUND_CASES.some(([names]) => names.some(wanted)))
+    throw new Error(`no case matches --filter ${args.filter}; try --list`);
 
   const options = benchOptions(args.quick);
   const env = environment(Benchmark);
-  // How alike the CPUs run, at the start, before the paired rounds and at the end (bench/lib/cpus.mjs).
-  env.machine.cpuProbe = { start: probeCpus() };
   const progress = createProgress(cases.length);
   process.stderr.write(
     `mcp-frames bench: ${cases.length} of ${all.length} cases, ${args.quick ? 'quick' : 'full'} run, ` +
@@ -190,15 +165,14 @@ async function main() {
   let failures = 0;
   for (const c of cases) {
     const base = { name: c.name, layer: c.layer, op: c.op, fixture: c.fixture, backend: c.backend, impl: c.impl, bytes: c.bytes };
-    progress.update(c, 'checking');
-    const failed = await check(c);
+    const failed = check(c);
     if (failed) {
       failures++;
       results.push({ ...base, checked: false, error: `check failed: ${failed}` });
       progress.finish(c, `FAILED its check, not timed: ${failed}`);
       continue;
     }
-    const bench = await time(c, options, progress);
+    const bench = await time(c, options);
     if (bench.error) {
       failures++;
       results.push({ ...base, checked: true, error: `threw while timed: ${bench.error.message ?? bench.error}` });
@@ -232,88 +206,21 @@ async function main() {
       `${fmt(result.opsPerSec)} ops/s  ${fmt(result.mbPerSec, 1)} MB/s  ±${fmt(s.rme, 2)}%  (${s.sample.length} samples)${afterError ? `  FAILED after: ${afterError}` : ''}`,
     );
   }
-  progress.end();
 
-  // The cases run in rounds of their own report one line at a time: rewritten in place on a terminal, one per line elsewhere.
-  const progressLine = (line) => process.stderr.write(`${process.stderr.isTTY ? '\r\x1b[K' : ''}${line}${process.stderr.isTTY ? '' : '\n'}`);
-  const endProgress = () => {
-    if (process.stderr.isTTY) process.stderr.write('\n');
-  };
+  const progressLine = (line) => process.stderr.write(`${line}\n`);
   // The targets' ratios again, their two cases side by side (bench/lib/paired.mjs): only cases timed above, which passed their checks.
   const timed = new Set(results.filter((r) => 'opsPerSec' in r && r.opsPerSec).map((r) => `${r.name}@${r.backend}`));
   const byKey = new Map(cases.map((c) => [`${c.name}@${c.backend}`, c]));
-  const pairs = targetPairs(backends.wasm.name).filter(([a, b]) => timed.has(a) && timed.has(b) && !byKey.get(a)?.defer && !byKey.get(b)?.defer);
-  if (pairs.length) env.machine.cpuProbe.paired = probeCpus();
+  const pairs = targetPairs(backends.wasm.name).filter(([a, b]) => timed.has(a) && timed.has(b));
   const paired = pairedRatios(pairs, byKey, { quick: args.quick, progress: progressLine });
-  if (pairs.length) endProgress();
-  // The wire-speed cases (bench/lib/wire.mjs) run after the rest, in rounds of their own.
-  if (WIRE_NAMES.some(wanted)) {
-    const { runWireCases } = await import('./lib/wire.mjs');
-    const lib = await import('../dist/runtime/node.js');
-    const wire = await runWireCases({
-      root: ROOT,
-      lib,
-      seed: SEED,
-      quick: args.quick,
-      wanted,
-      progress: progressLine,
-    });
-    endProgress();
-    results.push(...wire.results);
-    wireFixtures.push(...wire.fixtures);
-  }
-  // The long streams through the relay with validate 'full', today's judge beside the one that built every frame.
-  if (RELAY_FULL_NAMES.some(wanted)) {
-    const { runRelayFullCases } = await import('./lib/decode-targets.mjs');
-    const full = await runRelayFullCases({
-      seed: SEED,
-      names: ['listing', 'small'].filter((f) => wanted(`relay/long-stream-full/${f}`) || wanted(`relay/long-stream-full-by-build/${f}`)),
-      rounds: args.quick ? 2 : 5,
-      progress: progressLine,
-    });
-    endProgress();
-    results.push(...full);
-  }
-  // The scale cases (bench/lib/scale.mjs): 16 clients through --workers 1 and 2, last, on a machine left to them.
-  if (SCALE_NAMES.some(wanted)) {
-    const { runScaleCases } = await import('./lib/scale.mjs');
-    const scale = await runScaleCases({
-      root: ROOT,
-      quick: args.quick,
-      wanted,
-      progress: progressLine,
-    });
-    endProgress();
-    results.push(...scale.results);
-    wireFixtures.push(...scale.fixtures);
-  }
-
-  // The relay beside a bare proxy, CPU against CPU (bench/lib/concurrent.mjs): 16 clients over TCP, and small frames in process.
-  if (CONCURRENT_NAMES.some(wanted)) {
-    const { runConcurrentCases } = await import('./lib/concurrent.mjs');
-    const concurrent = await runConcurrentCases({
-      root: ROOT,
-      lib: await import('../dist/runtime/node.js'),
-      native,
-      quick: args.quick,
-      wanted,
-      progress: progressLine,
-    });
-    endProgress();
-    results.push(...concurrent.results);
-    wireFixtures.push(...concurrent.fixtures);
-  }
-  // The proxy against the SDK's client (bench/lib/proxy.mjs): whole processes, one MCP server for both paths.
-  if (PROXY_NAMES.some(wanted)) {
-    const { runProxyCases } = await import('./lib/proxy.mjs');
-    const proxy = await runProxyCases({ root: ROOT, quick: args.quick, wanted, progress: progressLine });
-    endProgress();
-    results.push(...proxy.results);
-    wireFixtures.push(...proxy.fixtures);
+  for (const [names, run] of ROUND_CASES) {
+    if (!names.some(wanted)) continue;
+    const round = await run({ lib, native, quick: args.quick, wanted, progress: progressLine });
+    results.push(...round.results);
+    wireFixtures.push(...round.fixtures);
   }
 
   env.machine.loadAverageAtEnd = os.loadavg().map((x) => Math.round(x * 100) / 100);
-  env.machine.cpuProbe.end = probeCpus();
   // The full run before, which a missed target near its line is judged against (markNoise); a partial run is judged alone.
   let previous;
   try {
@@ -322,12 +229,12 @@ async function main() {
   const report = buildReport({
     previous,
     env,
-    args: { filter: args.filter, quick: args.quick, parts: args.parts },
+    args: { filter: args.filter ?? null, quick: args.quick },
     options: { ...Benchmark.options, ...options },
     seed: SEED,
     distinctBytes: DISTINCT_BYTES,
     fixtures: [
-      ...fixtures.map((f) => ({
+      ...[...frames, ...documents].map((f) => ({
         name: f.name,
         kind: f.kind,
         description: f.description,
@@ -336,7 +243,7 @@ async function main() {
       })),
       ...wireFixtures,
     ],
-    backends: { wasm: backends.wasm.name, auto: (await import('../dist/runtime/node.js')).backend },
+    backends: { wasm: backends.wasm.name, auto: lib.backend },
     simdjson: { package: simdjson.package, version: simdjson.version, native: simdjson.native, path: simdjson.path, error: simdjson.error },
     nativeSimdjson: { built: native.native, version: native.version, kernel: native.kernel, path: native.path, error: native.error },
     results,

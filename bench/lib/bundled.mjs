@@ -14,7 +14,6 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
-import { captureFixtures } from './decode-targets.mjs';
 import { ROOT } from './env.mjs';
 import { cycle } from './fixtures.mjs';
 
@@ -53,43 +52,32 @@ async function importBundled() {
   }
 }
 
-/** The frame/decode-bundled/* cases: each decodes what its unbundled twin decodes, with the bundled copy's codecs. */
-export async function bundledCases(frames, backends) {
+/** The frame/decode-bundled/* cases: each decodes what its unbundled twin decodes (`fixtures`, with their items: cases.mjs), with the bundled copy's codecs. */
+export async function bundledCases(fixtures, backends) {
   const lib = await importBundled();
   const how = `a bundled, minified copy of the package (esbuild, node platform), which runs ${lib.backend} with ${lib.schemaJudges} judges`;
-  const sets = [
-    ...frames
-      .filter((f) => BUNDLED_FIXTURES.includes(f.name))
-      .map((f) => ({ name: f.name, bytes: f.bytesPerOp, items: f.variants.map((v) => ({ endpoint: f.endpoint, bytes: v.bytes, frame: v.frame })) })),
-    ...captureFixtures(backends)
-      .filter((f) => BUNDLED_FIXTURES.includes(f.name))
-      .map((f) => ({
-        name: f.name,
+  return fixtures
+    .filter((f) => BUNDLED_FIXTURES.includes(f.name))
+    .map((f) => {
+      const items = f.items.map((x) => ({ bytes: x.bytes, frame: x.frame, codec: lib.ENDPOINTS[x.codec.endpoint] }));
+      const next = cycle(items);
+      return {
+        name: `frame/decode-bundled/${f.name}`,
+        layer: 'frame',
+        op: 'decode-bundled',
+        fixture: f.name,
+        // The unbundled twin's name: the copy chose the same build (checked below), so the pair compares like with like.
+        backend: backends.wasm.name,
         bytes: f.bytesPerOp,
-        items: f.items.map((x) => ({ endpoint: x.codec.endpoint, bytes: x.bytes, frame: x.frame })),
-      })),
-  ];
-  return sets.map((set) => {
-    const items = set.items.map((x) => ({ ...x, codec: lib.ENDPOINTS[x.endpoint] }));
-    const next = cycle(items);
-    return {
-      defer: false,
-      name: `frame/decode-bundled/${set.name}`,
-      layer: 'frame',
-      op: 'decode-bundled',
-      fixture: set.name,
-      // The unbundled twin's name: the copy chose the same build (checked below), so the pair compares like with like.
-      backend: backends.wasm.name,
-      bytes: set.bytes,
-      impl: `codec.decode from ${how}`,
-      check() {
-        deepStrictEqual(lib.backend, backends.wasm.name, `the bundled copy runs ${lib.backend}, not ${backends.wasm.name}`);
-        for (const x of items) deepStrictEqual(x.codec.decode(x.bytes), x.frame, 'decode: the value differs from the fixture source');
-      },
-      fn: () => {
-        const x = next();
-        return x.codec.decode(x.bytes);
-      },
-    };
-  });
+        impl: `codec.decode from ${how}`,
+        check() {
+          deepStrictEqual(lib.backend, backends.wasm.name, `the bundled copy runs ${lib.backend}, not ${backends.wasm.name}`);
+          for (const x of items) deepStrictEqual(x.codec.decode(x.bytes), x.frame, 'decode: the value differs from the fixture source');
+        },
+        fn: () => {
+          const x = next();
+          return x.codec.decode(x.bytes);
+        },
+      };
+    });
 }

@@ -22,14 +22,12 @@
 // round, per MiB relayed. Every output is checked (SHA-256 of each client's
 // bytes, no fault on stderr) before it is timed.
 
-import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { Readable, Writable } from 'node:stream';
-import { blobRead, listingMedium } from './fixtures.mjs';
+import { blobRead, frameViews, listingMedium } from './fixtures.mjs';
 import { createRng } from './rng.mjs';
-import { mean, receive, recordStream, roundResult, serveStream } from './wire.mjs';
+import { CLI, cpuFigures, mean, measure, MiB, rmeOf, roundResult, serverRounds } from './rounds.mjs';
+import { recordStream } from './wire.mjs';
 
-const MiB = 1024 * 1024;
 const CLIENTS = 16;
 const CHUNK = 64 * 1024;
 
@@ -55,174 +53,54 @@ const FIXTURES = [
 /** The cases by name (layer/op/fixture). */
 export const CONCURRENT_NAMES = [...FIXTURES.map((f) => `relay/tcp-concurrent/${f.name}`), 'relay/in-process/small'];
 
-const TICKS = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
-/** utime + stime (seconds) and minflt of process `pid`, from /proc; null off Linux. */
-function procUsage(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { cpu: (Number(fields[11]) + Number(fields[12])) / TICKS, faults: Number(fields[7]) };
-  } catch {
-    return null;
-  }
-}
-
-/** Starts a proxy process (`args` after node); resolves once it says it listens. */
-function startProxy(root, args) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    let listening = null;
-    child.stderr.on('data', (d) => {
-      stderr += d;
-      if (listening) return;
-      const line = stderr.split('\n').find((l) => l.includes('"listening"'));
-      if (!line) return;
-      listening = JSON.parse(line);
-      resolve({
-        port: Number(String(listening.listening).split(':').at(-1)),
-        usage: () => procUsage(child.pid),
-        faults: () => stderr.split('\n').filter((l) => l && !l.includes('"listening"')),
-        stop: () =>
-          new Promise((done) => {
-            child.once('exit', done);
-            child.kill('SIGTERM');
-          }),
-      });
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      if (!listening) reject(new Error(`${args.join(' ')} exited ${code}: ${stderr}`));
-    });
-  });
-}
-
-function clients(port, hash) {
-  return Promise.all(Array.from({ length: CLIENTS }, () => receive(port, hash)));
-}
-
-/** One round through `proxy`: its CPU seconds and page faults over the round, and the wall time. */
-async function round(proxy, total) {
-  const u0 = proxy.usage();
-  const t0 = performance.now();
-  const got = await clients(proxy.port, false);
-  const wall = (performance.now() - t0) / 1000;
-  const u1 = proxy.usage();
-  const bytes = got.reduce((a, g) => a + g.bytes, 0);
-  if (bytes !== total) throw new Error(`${bytes} of ${total} bytes`);
-  return { wall, cpu: u0 && u1 ? u1.cpu - u0.cpu : null, faults: u0 && u1 ? u1.faults - u0.faults : null };
-}
-
-/** The relative margin of error (95%) of the mean of `xs`, in percent. */
-function rmeOf(xs) {
-  const n = xs.length;
-  if (n < 2) return 0;
-  const m = mean(xs);
-  const sd = Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (n - 1));
-  return ((T95[Math.min(n - 1, 10)] * sd) / Math.sqrt(n) / m) * 100;
-}
-
-const T95 = [0, 12.71, 4.3, 3.18, 2.78, 2.57, 2.45, 2.36, 2.31, 2.26, 2.23];
-
-function usageResult(base, runs, total, extra = {}) {
-  const cpus = runs.map((r) => r.cpu);
-  const cpu = cpus.every((c) => c !== null) ? mean(cpus) : null;
-  const faults = runs.every((r) => r.faults !== null) ? mean(runs.map((r) => r.faults)) : null;
+function usageResult(base, runs, total) {
   return roundResult(
     base,
     runs.map((r) => r.wall),
     total,
-    {
-      clients: CLIENTS,
-      ...extra,
-      ...(cpu === null
-        ? {}
-        : {
-            cpuSeconds: Math.round(cpu * 1000) / 1000,
-            cpuRme: Math.round(rmeOf(cpus) * 100) / 100,
-            bytesPerCpuSecond: total / cpu,
-            cpuNanosecondsPerByte: Math.round((cpu / total) * 1e9 * 1000) / 1000,
-          }),
-      ...(faults === null ? {} : { minorPageFaultsPerMiB: Math.round((faults / (total / MiB)) * 100) / 100 }),
-    },
+    { clients: CLIENTS, ...cpuFigures(runs, total) },
   );
 }
 
-async function tcpConcurrentCase(root, f, rounds, progress) {
-  const { server: upstream, address: up } = await serveStream(f.stream);
-  const relay = await startProxy(root, ['dist/cli/main.js', 'relay', '--listen', '127.0.0.1:0', '--upstream', up, '--validate', 'json']);
-  const peer = await startProxy(root, ['bench/peers/tcp-proxy.mjs', '--listen', '127.0.0.1:0', '--upstream', up]);
+async function tcpConcurrentCase(f, rounds, progress) {
   const total = CLIENTS * f.stream.length;
-  const name = `relay/tcp-concurrent/${f.name}`;
-  try {
-    for (const [key, proxy] of [
-      ['relay', relay],
-      ['peer', peer],
-    ]) {
-      progress(`${name}: checking the ${key}`);
-      const got = await clients(proxy.port, true);
-      const wrong = got.filter((g) => g.sha256 !== f.sha256).length;
-      if (wrong) throw new Error(`${name}: ${wrong} of ${CLIENTS} clients of the ${key} did not receive the stream`);
-      if (proxy.faults().length) throw new Error(`${name}: faults on a valid stream: ${proxy.faults()[0]}`);
-      await round(proxy, total); // warm-up: not counted
-    }
-    /** @type {{ relay: { wall: number, cpu: number | null, faults: number | null }[], peer: { wall: number, cpu: number | null, faults: number | null }[] }} */
-    const runs = { relay: [], peer: [] };
-    for (let r = 0; r < rounds; r++) {
-      progress(`${name}: round ${r + 1} of ${rounds}`);
-      runs.relay.push(await round(relay, total));
-      runs.peer.push(await round(peer, total));
-    }
-    return [
-      usageResult(
-        {
-          layer: 'relay',
-          op: 'tcp-concurrent',
-          fixture: f.name,
-          backend: 'mcp-frames',
-          name,
-          impl: '`mcp-frames relay --listen --upstream --validate json`, one process, 16 clients at once',
-        },
-        runs.relay,
-        total,
-      ),
-      usageResult(
-        {
-          layer: 'peer',
-          op: 'tcp-proxy-concurrent',
-          fixture: f.name,
-          backend: 'node',
-          name: `peer/tcp-proxy-concurrent/${f.name}`,
-          impl: 'a bare Node TCP proxy process (socket.pipe both ways), the same 16 clients',
-        },
-        runs.peer,
-        total,
-      ),
-    ];
-  } finally {
-    await relay.stop();
-    await peer.stop();
-    await new Promise((resolve) => upstream.close(() => resolve(null)));
-  }
-}
-
-/** The frame bodies of a record stream (tag left out), as views of it. */
-function bodies(stream) {
-  const out = [];
-  const view = new DataView(stream.buffer, stream.byteOffset, stream.byteLength);
-  for (let at = 0; at < stream.length; ) {
-    const length = view.getUint32(at + 5, true);
-    if (stream[at] === 1) out.push(stream.subarray(at + 10, at + 9 + length));
-    at += 9 + length;
-  }
-  return out;
+  const runs = await serverRounds(f, {
+    name: `relay/tcp-concurrent/${f.name}`,
+    servers: [
+      ['relay', (up) => [CLI, 'relay', '--listen', '127.0.0.1:0', '--upstream', up, '--validate', 'json']],
+      ['peer', (up) => ['bench/peers/tcp-proxy.mjs', '--listen', '127.0.0.1:0', '--upstream', up]],
+    ],
+    count: CLIENTS,
+    rounds,
+    warmUp: true,
+    progress,
+  });
+  return [
+    usageResult(
+      {
+        layer: 'relay',
+        op: 'tcp-concurrent',
+        fixture: f.name,
+        backend: 'mcp-frames',
+        name: `relay/tcp-concurrent/${f.name}`,
+        impl: '`mcp-frames relay --listen --upstream --validate json`, one process, 16 clients at once',
+      },
+      runs.relay,
+      total,
+    ),
+    usageResult(
+      {
+        layer: 'peer',
+        op: 'tcp-proxy-concurrent',
+        fixture: f.name,
+        backend: 'node',
+        name: `peer/tcp-proxy-concurrent/${f.name}`,
+        impl: 'a bare Node TCP proxy process (socket.pipe both ways), the same 16 clients',
+      },
+      runs.peer,
+      total,
+    ),
+  ];
 }
 
 /** pipeRelay over `chunks` into a writable that counts; resolves with the bytes out and the faults reported. */
@@ -255,20 +133,10 @@ async function pipeOnce(lib, backend, chunks) {
   return { bytes, faults };
 }
 
-/** Runs `fn` `times`: CPU seconds and page faults per run, after it ran once unmeasured. */
-async function cpuRuns(fn, times) {
+/** Runs `fn` once unmeasured, then once measured (rounds.mjs measure). */
+async function cpuRuns(fn) {
   await fn();
-  const runs = [];
-  for (let k = 0; k < times; k++) {
-    const f0 = process.resourceUsage().minorPageFault;
-    const u0 = process.cpuUsage();
-    const t0 = performance.now();
-    await fn();
-    const wall = (performance.now() - t0) / 1000;
-    const u = process.cpuUsage(u0);
-    runs.push({ wall, cpu: (u.user + u.system) / 1e6, faults: process.resourceUsage().minorPageFault - f0 });
-  }
-  return runs;
+  return measure(fn);
 }
 
 async function inProcessCase(lib, f, native, rounds, progress) {
@@ -283,7 +151,8 @@ async function inProcessCase(lib, f, native, rounds, progress) {
     throw new Error(`${name}: ${check.bytes} of ${f.stream.length} bytes, ${check.faults} faults`);
   // simdjson reads up to its padding past the end: each body is copied once, before timing, into a padded buffer of its own.
   const padded = native
-    ? bodies(f.stream).map((b) => {
+    ? frameViews(f.stream).map((frame) => {
+        const b = frame.subarray(1);
         const p = new Uint8Array(b.length + native.padding);
         p.set(b);
         return p;
@@ -295,12 +164,12 @@ async function inProcessCase(lib, f, native, rounds, progress) {
   const peerRuns = [];
   for (let r = 0; r < rounds; r++) {
     progress(`${name}: round ${r + 1} of ${rounds}`);
-    relayRuns.push(...(await cpuRuns(() => pipeOnce(lib, backend, chunks), 1)));
+    relayRuns.push(await cpuRuns(() => pipeOnce(lib, backend, chunks)));
     if (native)
       peerRuns.push(
-        ...(await cpuRuns(() => {
+        await cpuRuns(() => {
           for (let k = 0; k < padded.length; k++) native.isValid(padded[k], lengths[k]);
-        }, 1)),
+        }),
       );
   }
   const perFrame = (runs) => ({
@@ -349,14 +218,14 @@ async function inProcessCase(lib, f, native, rounds, progress) {
  * Runs the cases whose names pass `wanted`; `quick` runs fewer rounds.
  * `native` is bench/lib/native.mjs's loadNative() answer, or null.
  */
-export async function runConcurrentCases({ root, lib, native, quick, wanted, progress, seed = 0x636f6e63 }) {
+export async function runConcurrentCases({ lib, native, quick, wanted, progress, seed = 0x636f6e63 }) {
   const selected = FIXTURES.filter((f) => wanted(`relay/tcp-concurrent/${f.name}`) || (f.name === 'small' && wanted('relay/in-process/small')));
   if (selected.length === 0) return { results: [], fixtures: [] };
   progress('concurrent: building the streams');
   const fixtures = selected.map((f, k) => ({ ...f, ...recordStream(createRng(seed + k), 8 * MiB, f.distinct, f.make) }));
   const rounds = quick ? 2 : 5;
   const results = [];
-  for (const f of fixtures) if (wanted(`relay/tcp-concurrent/${f.name}`)) results.push(...(await tcpConcurrentCase(root, f, rounds, progress)));
+  for (const f of fixtures) if (wanted(`relay/tcp-concurrent/${f.name}`)) results.push(...(await tcpConcurrentCase(f, rounds, progress)));
   const small = fixtures.find((f) => f.name === 'small');
   if (small && wanted('relay/in-process/small')) {
     // The in-process case reads a 64 MiB stream of the same frames, as the CLI cases do.

@@ -13,11 +13,9 @@
 // learn part of them. The generated documents are families of distinct
 // frames, 1 MiB in all, like the other fixtures.
 
-import { deepStrictEqual, ok, strictEqual } from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readResource, FrameError } from '../../dist/runtime/node.js';
-import { cycle, DISTINCT_BYTES, STATUS, TAG_RESULT } from './fixtures.mjs';
+import { brokenTwins, DISTINCT_BYTES, TAG_RESULT } from './fixtures.mjs';
 import { createRng } from './rng.mjs';
 import { ROOT } from './env.mjs';
 
@@ -35,58 +33,10 @@ const decoder = new TextDecoder();
 // Generated text.
 
 const CYRILLIC = [
-  'данные',
-  'отчёт',
-  'система',
-  'работа',
-  'вопрос',
-  'решение',
-  'время',
-  'человек',
-  'город',
-  'дорога',
-  'письмо',
-  'книга',
-  'история',
-  'сегодня',
-  'завтра',
-  'большой',
-  'новый',
-  'последний',
-  'хорошо',
-  'быстро',
-  'и',
-  'в',
-  'на',
-  'не',
-  'что',
-  'это',
+  ...'данные отчёт система работа вопрос решение время человек город дорога письмо книга история'.split(' '),
+  ...'сегодня завтра большой новый последний хорошо быстро и в на не что это'.split(' '),
 ];
-const CJK = [
-  '東京',
-  '日本語',
-  '資料',
-  '検索',
-  '結果',
-  '会議',
-  '報告書',
-  '今日',
-  '明日',
-  '時間',
-  '中文',
-  '测试',
-  '数据',
-  '系统',
-  '问题',
-  '解决',
-  '城市',
-  '历史',
-  'です',
-  'ました',
-  'の',
-  'は',
-  'を',
-];
+const CJK = '東京 日本語 資料 検索 結果 会議 報告書 今日 明日 時間 中文 测试 数据 系统 问题 解决 城市 历史 です ました の は を'.split(' ');
 const ENDINGS = ['. ', '. ', '. ', '! ', '? ', '.\n', '.\n\n', '; ', ': '];
 
 /** About `target` bytes of UTF-8 prose: Cyrillic and CJK words, ASCII punctuation, some quotes and numbers. */
@@ -144,60 +94,16 @@ function toolResult(rng) {
 // ---------------------------------------------------------------------------
 // Fixtures.
 
-/**
- * The first byte at or after `from` that is a plain ASCII character inside
- * a string (not a quote, not part of an escape), found by walking the text
- * from its start: a control byte put there is the text's first fault.
- */
-function plainStringByte(body, from) {
-  let inString = false;
-  for (let i = 0; i < body.length; i++) {
-    const c = body[i];
-    if (!inString) {
-      if (c === 0x22) inString = true;
-    } else if (c === 0x5c) {
-      i += body[i + 1] === 0x75 ? 5 : 1;
-    } else if (c === 0x22) {
-      inString = false;
-    } else if (i >= from && c >= 0x20 && c < 0x80) {
-      return i;
-    }
-  }
-  if (from > 0) return plainStringByte(body, 0); // canada.json: its strings are all near the start
-  throw new Error('no plain string byte in the document');
-}
-
-/**
- * A control byte inside a string halfway through (or wherever there is
- * one), and the text cut before its last byte that is not whitespace (the
- * corpus files end with a newline).
- */
-function twins(bytes) {
-  const at = 1 + plainStringByte(bytes.subarray(1), (bytes.length - 1) >> 1);
-  const ctl = bytes.slice();
-  ctl[at] = 0x1f;
-  let last = bytes.length - 1;
-  while ([0x20, 0x0a, 0x0d, 0x09].includes(bytes[last])) last--;
-  const cut = bytes.slice(0, last);
-  return [
-    { label: 'control-char', bytes: ctl, status: STATUS.ControlChar, rule: 'control-char', offset: at },
-    { label: 'cut', bytes: cut, status: STATUS.JsonEnd, rule: 'json-end', offset: cut.length },
-  ];
-}
-
-function variantOf(body, padding) {
+function variantOf(body) {
   const bytes = new Uint8Array(body.length + 1);
   bytes[0] = TAG_RESULT;
   bytes.set(body, 1);
-  // simdjson reads up to `padding` bytes past the end; the bytes stay where they are.
-  const padded = new Uint8Array(body.length + padding);
-  padded.set(body);
   const text = decoder.decode(body);
-  return { bytes, text, value: JSON.parse(text), padded };
+  return { bytes, body: text, value: JSON.parse(text) };
 }
 
-function fixture(name, description, bodies, padding) {
-  const variants = bodies.map((b) => variantOf(b, padding));
+function fixture(name, description, bodies) {
+  const variants = bodies.map(variantOf);
   const total = variants.reduce((n, v) => n + v.bytes.length, 0);
   return {
     name,
@@ -205,23 +111,16 @@ function fixture(name, description, bodies, padding) {
     description,
     variants,
     bytesPerOp: total / variants.length,
-    broken: twins(variants[0].bytes).map((t) => {
-      const padded = new Uint8Array(t.bytes.length - 1 + padding);
-      padded.set(t.bytes.subarray(1));
-      return { ...t, padded };
-    }),
+    broken: brokenTwins(variants[0].bytes),
   };
 }
 
-/**
- * The document fixtures. `padding` is the native limit's (0 when it is
- * not there): each variant keeps a padded copy of its body for it.
- */
-export function buildDocuments(seed, padding = 64) {
+/** The document fixtures. */
+export function buildDocuments(seed) {
   const out = [];
   for (const name of CORPUS) {
     const body = readFileSync(join(CORPUS_DIR, `${name}.json`));
-    out.push(fixture(name, `simdjson's ${name}.json, as shipped in node_modules/simdjson/jsonexamples (one fixed document)`, [body], padding));
+    out.push(fixture(name, `simdjson's ${name}.json, as shipped in node_modules/simdjson/jsonexamples (one fixed document)`, [body]));
   }
   const family = (rng, make) => {
     const first = encoder.encode(JSON.stringify(make(rng)));
@@ -234,7 +133,6 @@ export function buildDocuments(seed, padding = 64) {
       'prose-300k',
       'resources/read, one text of about 300 KB of Cyrillic and CJK words with ASCII punctuation',
       family(createRng(seed + 101), proseRead),
-      padding,
     ),
   );
   out.push(
@@ -242,128 +140,9 @@ export function buildDocuments(seed, padding = 64) {
       'tool-result-64k',
       'tools/call result whose text item is a pretty-printed JSON document of about 62 KB, so escaped JSON (quotes, newlines, backslashes)',
       family(createRng(seed + 102), toolResult),
-      padding,
     ),
   );
   return out;
-}
-
-// ---------------------------------------------------------------------------
-// Cases.
-
-function expectFrameError(result, broken, what) {
-  ok(result instanceof FrameError, `${what}: the ${broken.label} twin was accepted`);
-  strictEqual(result.rule, broken.rule, `${what}: the ${broken.label} twin was refused for ${result.rule}, expected ${broken.rule}`);
-  strictEqual(result.offset, broken.offset, `${what}: the ${broken.label} twin was refused at ${result.offset}, expected ${broken.offset}`);
-}
-
-/** Where results go so that no operation's work is dead code. */
-export let blackhole;
-
-/**
- * The cases of the document fixtures: validate on each backend, and the
- * peers. `simdjson` is env.loadSimdjson()'s answer, `native` native.loadNative()'s.
- */
-export function documentCases(fixtures, { js, wasmSimd, wasmScalar }, simdjson, native) {
-  const cases = [];
-  const add = (c) => cases.push({ defer: false, ...c, layer: c.layer, name: `${c.layer}/${c.op}/${c.fixture}` });
-  for (const f of fixtures) {
-    const V = f.variants;
-    const n = f.bytesPerOp;
-    for (const b of [js, wasmSimd, wasmScalar]) {
-      const codec = readResource.withBackend(b);
-      const next = cycle(V);
-      add({
-        layer: 'frame',
-        op: 'validate',
-        fixture: f.name,
-        backend: b.name,
-        bytes: n,
-        impl: `codec.validate on ${b.name}`,
-        check() {
-          for (const v of V) strictEqual(codec.validate(v.bytes), null, 'validate: the fixture was refused');
-          for (const t of f.broken) {
-            expectFrameError(codec.validate(t.bytes), t, 'validate');
-            deepStrictEqual(b.verifyFrame(t.bytes), { status: t.status, offset: t.offset }, `verifyFrame on the ${t.label} twin`);
-          }
-        },
-        fn: () => (blackhole = codec.validate(next().bytes)),
-      });
-    }
-    {
-      const next = cycle(V);
-      add({
-        layer: 'peer',
-        op: 'parse',
-        fixture: f.name,
-        backend: 'JSON.parse',
-        bytes: n,
-        impl: 'JSON.parse(new TextDecoder().decode(body)): no checks beyond JSON.parse',
-        check: () => {
-          for (const v of V) deepStrictEqual(JSON.parse(decoder.decode(v.bytes.subarray(1))), v.value, 'parse: the value differs');
-        },
-        fn: () => (blackhole = JSON.parse(decoder.decode(next().bytes.subarray(1)))),
-      });
-    }
-    if (simdjson.native) {
-      const isValid = simdjson.isValid;
-      const next = cycle(V);
-      add({
-        layer: 'peer',
-        op: 'isvalid',
-        fixture: f.name,
-        backend: 'simdjson',
-        bytes: n,
-        impl: 'npm simdjson isValid(body) on a string decoded beforehand: TextDecoder not timed',
-        check: () => {
-          for (const v of V) strictEqual(isValid(v.text), true, 'simdjson refused the fixture');
-          for (const t of f.broken) strictEqual(isValid(decoder.decode(t.bytes.subarray(1))), false, `simdjson accepted the ${t.label} twin`);
-        },
-        fn: () => (blackhole = isValid(next().text)),
-      });
-    }
-    if (native.native) {
-      const isValid = native.isValid;
-      const next = cycle(V);
-      add({
-        layer: 'peer',
-        op: 'native',
-        fixture: f.name,
-        backend: 'simdjson-native',
-        bytes: n,
-        impl: `simdjson ${native.version} (${native.kernel} kernel) parsing the body in place from a padded Uint8Array, one dom::parser reused (bench/native)`,
-        check: () => {
-          for (const v of V) strictEqual(isValid(v.padded, v.bytes.length - 1), true, 'native simdjson refused the fixture');
-          for (const t of f.broken) strictEqual(isValid(t.padded, t.bytes.length - 1), false, `native simdjson accepted the ${t.label} twin`);
-        },
-        fn: () => {
-          const v = next();
-          blackhole = isValid(v.padded, v.bytes.length - 1);
-        },
-      });
-    }
-    {
-      const dst = new Uint8Array(Math.max(...V.map((v) => v.bytes.length)));
-      const next = cycle(V);
-      add({
-        layer: 'peer',
-        op: 'memcpy',
-        fixture: f.name,
-        backend: 'memcpy',
-        bytes: n,
-        impl: 'Uint8Array.prototype.set of the same bytes into a buffer allocated once: the physical limit',
-        check() {
-          for (const { bytes } of V) {
-            dst.fill(0);
-            dst.set(bytes);
-            ok(Buffer.compare(Buffer.from(dst.buffer, 0, bytes.length), Buffer.from(bytes)) === 0, 'memcpy: bytes differ');
-          }
-        },
-        fn: () => dst.set(next().bytes),
-      });
-    }
-  }
-  return cases;
 }
 
 // ---------------------------------------------------------------------------
@@ -401,6 +180,7 @@ export function documentTargets(frameFixtures) {
 /** The report.md table of the documents. */
 export const documentTable = {
   title: 'Validate-only on documents (simdjson’s corpus, prose, a tool result), against native simdjson',
+  panel: 'frame/validate — documents: simdjson’s corpus, prose, a tool result',
   fixtures: DOCUMENT_FIXTURES,
   columns: [
     ['js', 'frame/validate', 'js'],

@@ -2,91 +2,30 @@
 // denominator's, timed in turn in short slices of CPU time, round after
 // round, and the ratio taken within each round.
 //
-// benchmark.js times each case alone, one after another, so the two cases of
-// a target ratio are timed minutes apart. On a machine that other work
-// shares, the speed of the whole machine moves in between: two full runs of
-// one commit gave the same case 1,435 and 953 MB/s, and a target's ratio
-// moved by a third with no code changed. Within one round the two cases run
-// a few tens of milliseconds apart, and the median of the rounds' ratios
-// leaves out the rounds that a burst of other work fell into. This is the
-// method of bench/interleaved.mjs, applied to every target whose two cases
-// are functions timed in this process.
+// benchmark.js times the two cases of a target minutes apart, and on a
+// shared machine the speed of the whole machine moves in between (a
+// target's ratio moved by a third between two full runs of one commit).
+// Within one round the two run tens of milliseconds apart, and the median
+// leaves out the rounds a burst of other work fell into.
 //
-// # The order within a round
-//
-// The case timed second in a round pays for collecting the garbage the
-// first one made. On blob-1m decode (a MiB string per call), whichever case
-// ran second ran up to twice as slow as when it ran first, so the rounds'
-// ratios fell in two groups, one per order, and a median of them landed on
-// one side or the other. So the rounds go in twos, one in each order, and
-// the ratio of a two is the geometric mean of its rounds' ratios: a
-// slowdown of whichever case runs second divides one round's ratio and
-// multiplies the other's, and cancels in their mean when it is the same
-// factor both ways. Where the two cases leave different amounts of
-// garbage, each pays once in a two for the other's, which is still fairer
-// than one order's verdict. The ratio judged is the median of the twos.
-// A full collection before each slice was tried instead: it made the slice
-// after it 8 to 30% slower (listing-small decode), more for some cases
-// than others.
-//
-// # Warming up
-//
-// A pair's rounds start once both cases run at a steady speed. A case
-// warmed by the benchmark.js pass is steady after a few slices. One that
-// runs cold, as every case of a --filter run of the captures does in its
-// pair, is not: timed after one slice of warm-up, typed decode of the
-// everything server's answers gave rounds from 5.16 down to 1.07 (median
-// 1.61; 1.21 to 1.30 after 3 s of warm-up), and encode from 0.35 up to
-// 0.82 (0.70 to 0.93 after), the codec's JIT still at work while bare
-// JSON.parse and JSON.stringify, built into the engine, were not. So
-// warm-up goes on in slices, in turn, until neither case's best of its
-// last WARM.window slices beats the best of the window before by more
-// than WARM.gain, for at least WARM.min slices each and at most WARM.max.
-//
-// Nor until neither case's last WARM.window slices lost more than
-// WARM.faultShare of their CPU time to page faults (at FAULT_US each, what
-// a minor fault costs on this VM). A process new to a case that returns
-// fresh memory grows its C heap in steps for a second or two: encode
-// returns its frames in ArrayBuffers (an 8 KiB slab shared by small ones,
-// a buffer of its own for a frame over 4 KiB), which come from the C heap,
-// where bare JSON.stringify's strings come from the engine's young
-// generation, long since faulted in. In a process that ran only the
-// filesystem server's answers (the pair alone, pinned), the slices where
-// encode took 0.19 to 0.25 faults a call (memset of new backing stores,
-// and malloc growing the heap: perf) ran at 0.42 to 0.50× bare, those
-// without faults at 0.90 to 0.97×. The resident size rose from 95 to 107
-// MB and then stayed, and no slice took faults after the 30th round, in
-// two processes of 60 rounds. A slice that catches the growth times the
-// process settling in, not the case: a server pays it once. The faults
-// came in the rounds that timed encode first, right after the round
-// before had timed it last: two slices of encode in a row hold more of its
-// frames at once, before the collector frees them, than one between
-// slices of bare. So the warm-up runs its slices in the rounds' order, a
-// pair in each order in turn. Each round's faults are kept in the report
-// (pairedFaults), so that a reader can see which rounds paid any.
-//
-// A case that faults in every slice, however long it runs, never meets
-// this, and its warm-up runs all WARM.max slices: one that makes fresh
-// memory of 128 KiB or more on every call, as typed decode of the 1 MiB
-// fixtures and the bare peers on them do (those slices lost 25 to 97% of
-// their time to faults in the first full run with this; encode of them
-// lost none), faults in its steady state, and that is part of what it
-// costs. In that run 11 pairs of 74 ran the 40 slices, about 2.4 s each.
-//
-// # The CPU
-//
-// Each round records the CPU it ended on (Linux: /proc/thread-self/stat).
-// This machine's two virtual CPUs are not alike: for stretches of minutes,
-// one ran encode of the filesystem server's answers at 168 to 177 calls a
-// millisecond against 297 to 312 on the other, and bare JSON.stringify at
-// 308 to 408 against 413 to 418 (one process pinned to each, taskset).
-// Paired runs pinned to each, warmed, gave alike ratios (the captures'
-// encode, 0.85 to 1.02 on one and 0.76 to 0.91 on the other), so a
-// round's ratio need not move with its CPU; report.json says which ran it,
-// for when one does. It does for encode: pinned in turns, the
-// filesystem server's tool list ran at 0.82× bare on the slow CPU and 0.88×
-// on the other. The report also gives how fast each CPU ran a fixed piece of
-// work at the start, before these rounds and at the end (bench/lib/cpus.mjs).
+// - Order: the case timed second in a round pays for collecting the first
+//   one's garbage (up to twice as slow on blob-1m decode). So rounds go in
+//   twos, one in each order, and a two's ratio is the geometric mean of its
+//   rounds': that cost divides one ratio and multiplies the other. The ratio
+//   judged is the median of the twos.
+// - Warm-up: a pair's rounds start once both cases run at a steady speed,
+//   in slices taken in the rounds' order, until neither case's best of its
+//   last WARM.window slices beats the window before by more than WARM.gain,
+//   nor lost more than WARM.faultShare of its CPU time to page faults (at
+//   FAULT_US each), for WARM.min to WARM.max slices. A cold codec's JIT is
+//   still at work where the engine's JSON.parse is not, and a process new
+//   to a case that returns fresh memory (encode) grows its C heap for a
+//   second or two. A case that faults in every slice (fresh memory of 128
+//   KiB or more a call) runs all WARM.max: faulting is its steady state.
+//   Each round's faults are kept (pairedFaults).
+// - The CPU: each round records the CPU it ended on (Linux:
+//   /proc/thread-self/stat), since the virtual CPUs of a shared machine are
+//   not alike.
 
 import { readFileSync } from 'node:fs';
 
@@ -113,7 +52,7 @@ export const FAULT_US = 12;
 const faultsNow = () => process.resourceUsage().minorPageFault;
 
 /** This process's CPU time, user and system, in microseconds: the clock of every interleaved measurement. */
-export const cpuMicros = () => {
+const cpuMicros = () => {
   const u = process.cpuUsage();
   return u.user + u.system;
 };
@@ -215,11 +154,10 @@ function slice(fn, ms) {
  * on (`cpus`), the share of each round's slices lost to page faults
  * (`faultShares`: numerator's, denominator's), and the slices of warm-up
  * each case ran (`warmSlices`).
- * `pairs` holds keys of `cases` (`name@backend`); a case must be a plain
- * function (not deferred).
+ * `pairs` holds keys of `cases` (`name@backend`).
  *
  * @param {string[][]} pairs
- * @param {Map<string, { fn: () => unknown, defer?: boolean }>} cases
+ * @param {Map<string, { fn: () => unknown }>} cases
  * @param {{ quick?: boolean, progress?: (line: string) => void }} [options]
  */
 export function pairedRatios(pairs, cases, { quick = false, progress = (_line) => {} } = {}) {
@@ -231,7 +169,7 @@ export function pairedRatios(pairs, cases, { quick = false, progress = (_line) =
   for (const [numKey, denKey] of pairs) {
     const num = cases.get(numKey);
     const den = cases.get(denKey);
-    if (!num || !den || num.defer || den.defer) continue;
+    if (!num || !den) continue;
     progress(`paired ratios: ${++done} of ${pairs.length}, ${numKey} ÷ ${denKey}`);
     // Warm first, so that no round pays for a cold JIT (see Warming up above).
     const warmSlices = warmUp(num.fn, den.fn, ms, warmFor(quick));

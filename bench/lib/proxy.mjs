@@ -6,45 +6,21 @@
 //                           StreamableHTTPClientTransport calling the same server directly
 //
 // Each round sends the same EXCHANGES reads of test://static/resource/1..100
-// (text and blob resources of 140 to 170 bytes), CONCURRENCY in flight at
-// once, through each path in turn, so that both see the same moment of a
-// shared machine; the figure is exchanges a second (opsPerSec is rounds a
-// second, each round the same count). The target: the proxy at least 0.8×
-// the SDK client. Both answers are checked before timing: the proxy's frame
-// is the server's result text, and both paths read the same resource.
+// (140 to 170 bytes), CONCURRENCY in flight, through each path in turn; the
+// figure is exchanges a second. Both answers are checked before timing.
 
-import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { mean, roundResult } from './wire.mjs';
+import { ROOT } from './env.mjs';
+import { CLI, mean, roundResult, startNode } from './rounds.mjs';
 
 const EXCHANGES = 1000;
 const CONCURRENCY = 16;
 const HEADER = 9;
 
 export const PROXY_NAMES = ['proxy/read-small/http'];
-
-/** Starts `args` with node; resolves with the child and the first stderr match of `pattern`. */
-function startNode(args, env, pattern) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    let found = false;
-    child.stderr.on('data', (d) => {
-      stderr += d;
-      const m = !found && pattern.exec(stderr);
-      if (m) {
-        found = true;
-        resolve({ child, match: m });
-      }
-    });
-    child.on('exit', (code) => {
-      if (!found) reject(new Error(`${args.join(' ')} exited ${code}: ${stderr}`));
-    });
-  });
-}
 
 /** A TCP client of the proxy: request lines out, frames back by channel. */
 async function proxyClient(port) {
@@ -95,18 +71,14 @@ async function spread(count, one) {
 
 const uriOf = (k) => `test://static/resource/${(k % 100) + 1}`;
 
-export async function runProxyCases({ root, quick, wanted, progress }) {
+export async function runProxyCases({ quick, wanted, progress }) {
   if (!PROXY_NAMES.some(wanted)) return { results: [], fixtures: [] };
-  const everything = join(root, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
-  const loopback = join(root, 'test', 'support', 'loopback.mjs');
+  const everything = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
+  const loopback = join(ROOT, 'test', 'support', 'loopback.mjs');
   progress('proxy: starting server-everything (Streamable HTTP) and mcp-frames proxy');
-  const server = await startNode(['--import', loopback, everything, 'streamableHttp'], { PORT: '0' }, /loopback-port (\d+)/);
-  const url = `http://127.0.0.1:${server.match[1]}/mcp`;
-  const proxy = await startNode(
-    [join(root, 'dist', 'cli', 'main.js'), 'proxy', '--listen', '127.0.0.1:0', '--server-url', url],
-    {},
-    /"listening":"[^"]*:(\d+)"/,
-  );
+  const server = await startNode(['--import', loopback, everything, 'streamableHttp'], { env: { PORT: '0' }, pattern: /loopback-port (\d+)/ });
+  const url = `http://127.0.0.1:${server.port}/mcp`;
+  const proxy = await startNode([CLI, 'proxy', '--listen', '127.0.0.1:0', '--server-url', url]);
   const connectSdk = async () => {
     const client = new Client({ name: 'mcp-frames-bench', version: '1' });
     await client.connect(new StreamableHTTPClientTransport(new URL(url)));
@@ -114,7 +86,7 @@ export async function runProxyCases({ root, quick, wanted, progress }) {
   };
   let sdk = await connectSdk();
   // One proxy connection per lane, channel k on lane k's own connection: as independent callers would.
-  const lanes = await Promise.all(Array.from({ length: CONCURRENCY }, () => proxyClient(Number(proxy.match[1]))));
+  const lanes = await Promise.all(Array.from({ length: CONCURRENCY }, () => proxyClient(proxy.port)));
   try {
     progress('proxy/read-small/http: checking');
     for (let k = 0; k < 100; k++) {
@@ -184,8 +156,8 @@ export async function runProxyCases({ root, quick, wanted, progress }) {
   } finally {
     for (const lane of lanes) lane.close();
     await sdk.close().catch(() => {});
-    proxy.child.kill('SIGTERM');
-    server.child.kill('SIGTERM');
+    await proxy.stop();
+    await server.stop();
   }
 }
 

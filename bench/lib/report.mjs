@@ -1,17 +1,16 @@
 // report.json and report.md: the numbers, the ratios, and the targets.
 
 import { bundledTargets } from './bundled.mjs';
-import { describeProbe } from './cpus.mjs';
-import { CAPTURES, decodeSpeedTargets, decodeTargets, judgeSpeedTarget } from './decode-specs.mjs';
 import { documentTable, documentTargets } from './documents.mjs';
 import { scaleTargets } from './scale.mjs';
 import { concurrentTargets } from './concurrent.mjs';
 import { proxyTargets } from './proxy.mjs';
-import { limitSpecs, renderLimits } from './limits.mjs';
 import { FAULT_US, warmFor } from './paired.mjs';
 import { renderWire, wireTargets } from './wire.mjs';
 
 export const FRAME_FIXTURES = ['listing-small', 'listing-medium', 'text-48k', 'text-1m', 'blob-48k', 'blob-1m', 'error'];
+/** The real-server captures, one fixture per server (cases.mjs captureFixtures). */
+const CAPTURES = ['servers-everything', 'servers-filesystem', 'servers-memory'];
 /** The fixtures encode's target is judged on: the generated frames and the real servers' answers. */
 const ENCODE_FIXTURES = [...FRAME_FIXTURES, ...CAPTURES];
 const LISTINGS = ['listing-small', 'listing-medium'];
@@ -30,7 +29,7 @@ export function lookup(results, name, backend) {
 function targetSpecs(wasm) {
   const specs = [];
   const speedup = (group, fixture, num, den, target, note) => specs.push({ group, fixture, num, den, target, comparison: '>=', note });
-  // On the listings the JS path is no yardstick: native simdjson itself is under 2× of it there (Limits).
+  // On the listings the JS path is no yardstick: native simdjson itself is under 2× of it there (the native/js column).
   for (const f of LISTINGS)
     speedup(
       'validate-only: wasm-simd ≥ 0.6× native simdjson on the listings',
@@ -54,24 +53,12 @@ function targetSpecs(wasm) {
     speedup('wasm-simd ≥ 2× simdjson isValid', f, [`frame/validate/${f}`, 'wasm-simd'], [`peer/isvalid/${f}`, 'simdjson'], 2);
   for (const f of FRAME_FIXTURES) speedup('typed decode: wasm ≥ 1.0× js', f, [`frame/decode/${f}`, wasm], [`frame/decode/${f}`, 'js'], 1);
   speedup('typed decode: wasm ≥ 1.0× js', 'stream-10k', ['records/decode/stream-10k', wasm], ['records/decode/stream-10k', 'js'], 1);
-  for (const f of FRAME_FIXTURES)
-    specs.push({
-      group: 'typed decode under js within 1.5× of bare JSON.parse',
-      fixture: f,
-      num: [`peer/parse/${f}`, 'JSON.parse'],
-      den: [`frame/decode/${f}`, 'js'],
-      target: 1.5,
-      comparison: '<=',
-    });
-  specs.push({
-    group: 'typed decode under js within 1.5× of bare JSON.parse',
-    fixture: 'stream-10k',
-    num: ['peer/parse/stream-10k', 'JSON.parse'],
-    den: ['records/decode/stream-10k', 'js'],
-    target: 1.5,
-    comparison: '<=',
-  });
-  // Encode returns a frame the caller keeps, so its peer copies the frame out too (Limits has the peer that keeps nothing).
+  // "Within N× of bare JSON.parse" is a slowdown: bare JSON.parse's speed over typed decode's.
+  const within = (group, fixture, den, target) =>
+    specs.push({ group, fixture, num: [`peer/parse/${fixture}`, 'JSON.parse'], den, target, comparison: '<=' });
+  for (const f of FRAME_FIXTURES) within('typed decode under js within 1.5× of bare JSON.parse', f, [`frame/decode/${f}`, 'js'], 1.5);
+  within('typed decode under js within 1.5× of bare JSON.parse', 'stream-10k', ['records/decode/stream-10k', 'js'], 1.5);
+  // Encode returns a frame the caller keeps, so its peer copies the frame out too (the encode table has the peer that keeps nothing).
   for (const f of ENCODE_FIXTURES)
     speedup(
       'encode ≥ 1.0× JSON.stringify + encodeInto + the copy out',
@@ -83,8 +70,8 @@ function targetSpecs(wasm) {
   for (const f of ENCODE_FIXTURES)
     speedup('encodeInto ≥ 0.9× JSON.stringify + encodeInto', f, [`frame/encodeInto/${f}`, wasm], [`peer/stringify/${f}`, 'JSON.stringify'], 0.9);
   specs.push(...documentTargets(FRAME_FIXTURES));
+  for (const f of ENCODE_FIXTURES) within('typed decode on wasm within 1.3× of bare JSON.parse', f, [`frame/decode/${f}`, wasm], 1.3);
   specs.push(...wireTargets(wasm));
-  specs.push(...decodeTargets(wasm));
   specs.push(...bundledTargets(wasm));
   specs.push(...scaleTargets());
   specs.push(...concurrentTargets());
@@ -95,7 +82,7 @@ function targetSpecs(wasm) {
 /** The [numerator, denominator] case keys (`name@backend`) of the targets that compare speeds, each pair once: what bench/lib/paired.mjs times side by side. */
 export function targetPairs(wasm) {
   const keys = new Map();
-  for (const s of [...targetSpecs(wasm), ...limitSpecs(wasm, ENCODE_FIXTURES)]) {
+  for (const s of targetSpecs(wasm)) {
     if (s.metric === 'cpu') continue;
     const pair = [`${s.num[0]}@${s.num[1]}`, `${s.den[0]}@${s.den[1]}`];
     keys.set(pair.join('|'), pair);
@@ -219,7 +206,6 @@ export function buildReport({
     title: 'mcp-frames benchmarks',
     generatedAt: new Date().toISOString(),
     mode: args.quick ? 'quick' : 'full',
-    parts: Boolean(args.parts),
     filter: args.filter,
     durationSeconds: Math.round(durationMs / 1000),
     ...env,
@@ -259,19 +245,9 @@ export function buildReport({
     ),
   };
   report.targets = markNoise(
-    [
-      ...targetSpecs(backends.wasm).map((s) => judgeTarget(s, results, simdjson.native, nativeSimdjson?.built, paired, env.machine.cores)),
-      ...decodeSpeedTargets().map((s) => judgeSpeedTarget(s, results)),
-    ],
+    targetSpecs(backends.wasm).map((s) => judgeTarget(s, results, simdjson.native, nativeSimdjson?.built, paired, env.machine.cores)),
     previous,
   );
-  // The limits: measured as the targets are, shown apart, never met or missed (bench/lib/limits.mjs).
-  report.limits = limitSpecs(backends.wasm, ENCODE_FIXTURES).map((s) => {
-    const limit = { ...judgeTarget(s, results, simdjson.native, nativeSimdjson?.built, paired), bounds: s.bounds };
-    // A limit is not met or missed: its ratio is what it says.
-    for (const verdict of ['met', 'by', 'withinNoise']) Reflect.deleteProperty(limit, verdict);
-    return limit;
-  });
   return report;
 }
 
@@ -282,12 +258,13 @@ const num = (x, d = 0) => (x == null ? '—' : x.toLocaleString('en-US', { minim
 const mbs = (r) => (r ? `${num(r.mbPerSec, r.mbPerSec < 10 ? 2 : r.mbPerSec < 100 ? 1 : 0)} ±${num(r.rme, 1)}%` : '—');
 const ratio = (a, b) => (a && b ? `${num(a.opsPerSec / b.opsPerSec, 2)}×` : '—');
 
-/** The per-operation tables: columns are (label, name prefix, backend); ratios are (label, column, column). */
-function tableSpecs(wasm) {
+/** The per-operation tables (and report.svg's panels): columns are (label, name prefix, backend); ratios are (label, column, column). */
+export function tableSpecs(wasm) {
   const W = wasm;
   return [
     {
       title: 'Validate-only (tag and strict JSON text, no value built)',
+      panel: 'frame/validate — validate-only: tag + strict JSON',
       fixtures: FRAME_FIXTURES,
       columns: [
         ['js', 'frame/validate', 'js'],
@@ -311,6 +288,7 @@ function tableSpecs(wasm) {
     documentTable,
     {
       title: 'Typed decode (bytes to the SDK value, under the full contract)',
+      panel: 'frame/decode — typed decode: bytes → SDK value',
       fixtures: FRAME_FIXTURES,
       columns: [
         ['js', 'frame/decode', 'js'],
@@ -327,6 +305,7 @@ function tableSpecs(wasm) {
     },
     {
       title: 'Encode (SDK value to bytes, refusing what decode refuses)',
+      panel: 'frame/encode — SDK value → bytes (same code on both backends)',
       fixtures: FRAME_FIXTURES,
       columns: [
         ['js', 'frame/encode', 'js'],
@@ -343,7 +322,8 @@ function tableSpecs(wasm) {
       ],
     },
     {
-      title: "The relay's work (RelayState.push, validate 'json': scan, verify, forward views)",
+      title: "The relay's work (pipeRelay, validate 'json': scan, verify, forward views; one record stream a call)",
+      panel: "relay/work — the relay's work: pipeRelay, one record stream a call",
       fixtures: [...FRAME_FIXTURES, 'stream-10k'],
       columns: [
         ['js', 'relay/work', 'js'],
@@ -356,35 +336,19 @@ function tableSpecs(wasm) {
       ],
     },
     {
-      title: 'The relay end to end (createRelay, a ReadableStream of 64 KiB chunks piped through it)',
-      fixtures: [...FRAME_FIXTURES, 'stream-10k'],
-      columns: [
-        ['js', 'relay/stream', 'js'],
-        [W, 'relay/stream', W],
-        ['memcpy', 'peer/memcpy', 'memcpy'],
-      ],
-      ratios: [
-        ['wasm/js', 1, 0],
-        ['wasm/memcpy', 1, 2],
-      ],
-    },
-    {
-      title: 'Records: scan plus validate on the reader, and typed decode of the whole stream',
+      title: 'Records: typed decode of the whole stream',
+      panel: 'records/decode — stream-10k: typed decode of the whole stream',
       fixtures: ['stream-10k'],
-      rowsByOp: true,
       columns: [
-        ['scan js', 'records/scan', 'js'],
-        [`scan ${W}`, 'records/scan', W],
         ['decode js', 'records/decode', 'js'],
         [`decode ${W}`, 'records/decode', W],
         ['bare JSON.parse loop', 'peer/parse', 'JSON.parse'],
         ['memcpy', 'peer/memcpy', 'memcpy'],
       ],
       ratios: [
-        ['scan wasm/js', 1, 0],
-        ['decode wasm/js', 3, 2],
-        ['decode js/bare', 2, 4],
-        ['scan wasm/memcpy', 1, 5],
+        ['decode wasm/js', 1, 0],
+        ['decode js/bare', 0, 2],
+        ['decode wasm/memcpy', 1, 3],
       ],
     },
   ];
@@ -402,63 +366,6 @@ function renderTable(spec, results, fixtureInfo) {
     lines.push(`| ${f} | ${num(bytes)} | ${cells.map(mbs).join(' | ')} | ${spec.ratios.map((r) => ratio(cells[r[1]], cells[r[2]])).join(' | ')} |`);
   }
   return any ? lines.join('\n') : null;
-}
-
-const us = (r) => (r ? num(r.meanMs * 1000, r.meanMs < 0.01 ? 2 : r.meanMs < 1 ? 1 : 0) : '—');
-
-/** Decode and encode taken apart (the part/* cases of --parts), in microseconds per operation. */
-function renderParts(report, wasm) {
-  const c = report.cases;
-  const rows = FRAME_FIXTURES.filter((f) => c.some((x) => x.name.startsWith('part/') && x.fixture === f));
-  if (rows.length === 0) return null;
-  const g = (name, backend = 'js') => lookup(c, name, backend);
-  const sum = (...rs) => (rs.every(Boolean) ? num(rs.reduce((a, r) => a + r.meanMs, 0) * 1000, 1) : '—');
-  const out = [];
-  out.push(
-    'Microseconds per operation (mean). "Sum" adds up the steps; the gap to the measured whole is call overhead, allocation and noise. Encode is one walk that checks and writes (with the copy out) and the schema; JSON.stringify and encodeInto are the two steps of the bare peer it is measured against.',
-  );
-  out.push('');
-  out.push(
-    `| fixture | decode js | decode ${wasm} | verify js | verify ${wasm} | TextDecoder | JSON.parse | schema | sum (${wasm}) | bare parse | encode | walk | schema | sum (walk + schema) | JSON.stringify | encodeInto |`,
-  );
-  out.push(`| --- |${' ---: |'.repeat(15)}`);
-  for (const f of rows) {
-    const verifyJs = g(`frame/validate/${f}`);
-    const verifyWasm = g(`frame/validate/${f}`, wasm);
-    const td = g(`part/textdecode/${f}`);
-    const jp = g(`part/jsonparse/${f}`);
-    const sc = g(`part/schema/${f}`);
-    const wk = g(`part/walk/${f}`);
-    const st = g(`part/stringify/${f}`);
-    const ei = g(`part/encodeinto/${f}`);
-    out.push(
-      `| ${f} | ${us(g(`frame/decode/${f}`))} | ${us(g(`frame/decode/${f}`, wasm))} | ${us(verifyJs)} | ${us(verifyWasm)} | ${us(td)} | ${us(jp)} | ${us(sc)} | ${sum(verifyWasm, td, jp, sc)} | ${us(g(`peer/parse/${f}`, 'JSON.parse'))} ` +
-        `| ${us(g(`frame/encode/${f}`, wasm))} | ${us(wk)} | ${us(sc)} | ${sum(wk, sc)} | ${us(st)} | ${us(ei)} |`,
-    );
-  }
-  return out.join('\n');
-}
-
-function losses(report) {
-  const out = [];
-  const { cases } = report;
-  const wasmNames = ['wasm-simd', 'wasm-scalar'];
-  for (const c of cases) {
-    if (!wasmNames.includes(c.backend) || !c.opsPerSec) continue;
-    const js = lookup(cases, c.name, 'js');
-    if (js && c.opsPerSec < js.opsPerSec) {
-      const noise = Math.sqrt(c.rme ** 2 + js.rme ** 2);
-      const r = c.opsPerSec / js.opsPerSec;
-      out.push(
-        `- \`${c.name}\` on ${c.backend}: ${num(r, 2)}× js (${num(c.mbPerSec, 1)} against ${num(js.mbPerSec, 1)} MB/s)${Math.abs(1 - r) * 100 < noise ? ', within the margin of error' : ''}`,
-      );
-    }
-    if (c.op === 'validate' && c.backend === 'wasm-simd') {
-      const sj = lookup(cases, `peer/isvalid/${c.fixture}`, 'simdjson');
-      if (sj && c.opsPerSec < sj.opsPerSec) out.push(`- \`${c.name}\` on wasm-simd: ${num(c.opsPerSec / sj.opsPerSec, 2)}× simdjson isValid`);
-    }
-  }
-  return out;
 }
 
 export function renderMarkdown(report) {
@@ -504,7 +411,7 @@ export function renderMarkdown(report) {
     "- **simdjson isValid** takes a JS string, so it is given the body already decoded by TextDecoder, outside the timing: the peer at its best. The **simdjson + TextDecoder** column times the decoding too, which is what a caller holding bytes pays. The target is judged against the first, the harder one. The addon copies the string to UTF-8 and builds a fresh `dom::parser` on every call, so it is not simdjson's raw speed, and on the 1 MiB fixtures its speed depends on whether malloc hands that memory back between calls: blob-1m ran at about 0.6 GB/s in some processes and 2 GB/s in others.",
   );
   out.push(
-    "- **bare JSON.parse** is `JSON.parse(new TextDecoder().decode(body))`: no strict-JSON checks, no schema. **stringify + encodeInto** is `JSON.stringify` then `TextEncoder.encodeInto` into a buffer allocated once: no walk, no schema, no allocation. Encode returns a frame of its own: under 4 KiB carved from a shared 8 KiB slab, as Node's Buffer pool does, and above that in a fresh ArrayBuffer, which on this VM costs page faults (about 0.85 per 16 KiB frame, 12 µs each). **stringify + encodeInto + copy** is the bare peer, then `Buffer.from` of the frame's bytes: the copy encode makes, pooled the same way. It is no target's peer; see Limits.",
+    "- **bare JSON.parse** is `JSON.parse(new TextDecoder().decode(body))`: no strict-JSON checks, no schema. **stringify + encodeInto** is `JSON.stringify` then `TextEncoder.encodeInto` into a buffer allocated once: no walk, no schema, no allocation. Encode returns a frame of its own: under 4 KiB carved from a shared 8 KiB slab, as Node's Buffer pool does, and above that in a fresh ArrayBuffer, which on this VM costs page faults (about 0.85 per 16 KiB frame, 12 µs each). **stringify + encodeInto + copy** is the bare peer, then `Buffer.from` of the frame's bytes: the copy encode makes, pooled the same way: encode's target peer.",
   );
   out.push(
     "- **native simdjson** is simdjson itself, compiled from the npm package's sources with a binding of ours (bench/native): the bytes are parsed where they lie, in a padded Uint8Array, by one `dom::parser` reused for every call. It is the limit the documents are judged against; it builds simdjson's DOM tape on the way, which is the work its validation is.",
@@ -552,20 +459,6 @@ export function renderMarkdown(report) {
   );
   out.push('');
 
-  const limits = renderLimits(r.limits ?? [], r.targets);
-  if (limits) {
-    out.push('## Limits');
-    out.push('');
-    out.push(limits);
-    out.push('');
-  }
-
-  out.push('## Where WebAssembly loses');
-  out.push('');
-  const lost = losses(r);
-  out.push(lost.length ? lost.join('\n') : 'Nowhere in this run.');
-  out.push('');
-
   out.push('## Results');
   out.push('');
   for (const spec of tableSpecs(r.backends.wasm)) {
@@ -592,14 +485,6 @@ export function renderMarkdown(report) {
       out.push(
         `| ${c.fixture} | ${c.backend} | ${num(c.mbPerSec)} | ${num(c.rme, 1)}% | ${num(c.cpuSeconds, 2)} | ${num(c.loadGeneratorCpuSeconds, 2)} | ${num(c.otherCpuSeconds, 2)} | ${num(c.machineBusyCores, 2)} |`,
       );
-    out.push('');
-  }
-
-  const parts = renderParts(r, r.backends.wasm);
-  if (parts) {
-    out.push('### Decode and encode taken apart (--parts)');
-    out.push('');
-    out.push(parts);
     out.push('');
   }
 
@@ -636,17 +521,6 @@ export function renderMarkdown(report) {
   out.push(
     `- runtime: ${r.runtime.description}; ${r.runtime.platform}/${r.runtime.arch}; ${r.machine.totalMemoryGiB} GiB; load average ${r.machine.loadAverageAtStart.join(' ')} at the start, ${(r.machine.loadAverageAtEnd ?? []).join(' ')} at the end`,
   );
-  const probe = r.machine.cpuProbe;
-  if (probe) {
-    const at = [
-      ['at the start', probe.start],
-      ['before the paired rounds', probe.paired],
-      ['at the end', probe.end],
-    ].filter(([, p]) => p !== undefined);
-    out.push(
-      `- CPUs: each one's speed on a fixed piece of work, in a process pinned to it, as a fraction of the fastest's (bench/lib/cpus.mjs): ${at.map(([when, p]) => `${when}, ${describeProbe(p)}`).join('; ')}. A CPU well under 1.00 was busy with other work while it was probed, this machine's or the host's; report.json gives the CPU each paired round ended on (pairedCpus).`,
-    );
-  }
   out.push(
     `- versions: ${Object.entries(r.versions)
       .map(([k, v]) => `${k} ${v}`)

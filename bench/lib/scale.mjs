@@ -10,34 +10,23 @@
 // first connect to the last byte. The target is throughput(2) ≥ 1.3 ×
 // throughput(1).
 //
-// # One machine for everything
-//
-// The load generator (the upstream server and the 16 clients) runs in this
-// process, on the same two cores as the relay: it competes with the relay's
-// workers, as the issue's target says. So it is kept light: the upstream
-// writes views of one prebuilt stream, and the clients count bytes, hashing
-// nothing while timed.
-//
-// # Side by side
-//
-// Both relays (one process; a primary and two workers) run for the whole
-// case; each round times the one, then the other, so both see the same
-// moment of a shared machine, and the ratio is taken from the means over
-// the rounds. Each relay's CPU seconds (its processes' utime + stime from
-// /proc, primary and workers summed) are reported beside the wall time,
-// with the load generator's, the cores the whole machine kept busy, and
-// what the rest of the machine took meanwhile: on a machine others share,
-// a second worker can only be faster if a second core is free.
+// The load generator (the upstream and the 16 clients) runs in this process,
+// on the machine's cores beside the relay's workers, as the target says; it
+// is kept light: the upstream writes views of one prebuilt stream, and the
+// clients count bytes, hashing nothing while timed. Both relays run for the
+// whole case, and each round times the one, then the other. Each relay's
+// CPU seconds (its processes' utime + stime from /proc, primary and workers
+// summed) are reported beside the wall time, with the load generator's, the
+// cores the whole machine kept busy, and what the rest of the machine took
+// meanwhile: a second worker can only be faster if a second core is free.
 // Every relay's output is checked (SHA-256 of each client's bytes, and no
 // fault on stderr) before it is timed.
 
-import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { blobRead, listingMedium } from './fixtures.mjs';
 import { createRng } from './rng.mjs';
-import { mean, receive, recordStream, roundResult, serveStream } from './wire.mjs';
+import { CLI, mean, MiB, roundResult, serverRounds } from './rounds.mjs';
+import { recordStream } from './wire.mjs';
 
-const MiB = 1024 * 1024;
 const CLIENTS = 16;
 
 const SCALE_FIXTURES = [
@@ -59,148 +48,59 @@ const SCALE_FIXTURES = [
   },
 ];
 
-// ---------------------------------------------------------------------------
-// Processes.
-
-const TICKS = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
-/** Busy CPU seconds of the whole machine so far (all cores; idle and iowait left out), from /proc/stat; null off Linux. */
-function machineBusy() {
-  try {
-    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-    return (f[0] + f[1] + f[2] + f[5] + f[6] + f[7]) / TICKS;
-  } catch {
-    return null;
-  }
-}
-
-/** CPU seconds of `pid` and its children (a cluster's workers), from /proc; null off Linux. */
-function treeCpu(pid) {
-  try {
-    const own = (p) => {
-      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return (Number(fields[11]) + Number(fields[12])) / TICKS;
-    };
-    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
-    return own(pid) + children.reduce((a, c) => a + own(c), 0);
-  } catch {
-    return null;
-  }
-}
-
-/** Starts a relay; resolves once it listens. */
-function startRelay(root, args) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['dist/cli/main.js', 'relay', ...args], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    let listening = null;
-    child.stderr.on('data', (d) => {
-      stderr += d;
-      if (listening) return;
-      const first = stderr.split('\n').find((l) => l.includes('"listening"'));
-      if (!first) return;
-      listening = JSON.parse(first);
-      resolve({
-        port: Number(String(listening.listening).split(':').at(-1)),
-        cpu: () => treeCpu(child.pid),
-        /** Lines after the listening line: faults (the log level is warn). */
-        faults: () => stderr.split('\n').filter((l) => l && !l.includes('"listening"')),
-        stop: () =>
-          new Promise((done) => {
-            child.once('exit', done);
-            child.kill('SIGTERM');
-          }),
-      });
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      if (!listening) reject(new Error(`relay ${args.join(' ')} exited ${code}: ${stderr}`));
-    });
-  });
-}
-
-/** 16 clients at once; resolves with the bytes each got (and its SHA-256 when `hash`). */
-function clients(port, hash) {
-  return Promise.all(Array.from({ length: CLIENTS }, () => receive(port, hash)));
-}
-
-async function scaleCase(root, f, rounds, progress) {
-  // The upstream: the stream to every connection.
-  const { server: upstream, address: up } = await serveStream(f.stream);
-  const flags = ['--listen', '127.0.0.1:0', '--upstream', up, '--validate', 'full', '--endpoint', f.endpoint];
-  const relays = [
-    { key: 'workers-1', relay: await startRelay(root, [...flags, '--workers', '1']) },
-    { key: 'workers-2', relay: await startRelay(root, [...flags, '--workers', '2']) },
-  ];
+async function scaleCase(f, rounds, progress) {
   const total = CLIENTS * f.stream.length;
-  try {
-    for (const { key, relay } of relays) {
-      progress(`relay/tcp-scale/${f.name}@${key}: checking`);
-      const got = await clients(relay.port, true);
-      const wrong = got.filter((g) => g.sha256 !== f.sha256);
-      if (wrong.length) throw new Error(`relay/tcp-scale/${f.name}@${key}: ${wrong.length} of ${CLIENTS} clients did not receive the stream`);
-      if (relay.faults().length) throw new Error(`relay/tcp-scale/${f.name}@${key}: faults on a valid stream: ${relay.faults()[0]}`);
-    }
-    const runs = { 'workers-1': [], 'workers-2': [] };
-    for (let r = 0; r < rounds; r++) {
-      progress(`relay/tcp-scale/${f.name}: round ${r + 1} of ${rounds}`);
-      for (const { key, relay } of relays) {
-        const cpu0 = relay.cpu();
-        const busy0 = machineBusy();
-        const own0 = process.cpuUsage();
-        const t0 = performance.now();
-        const got = await clients(relay.port, false);
-        const wall = (performance.now() - t0) / 1000;
-        const cpu1 = relay.cpu();
-        const busy1 = machineBusy();
-        const own = process.cpuUsage(own0);
-        const bytes = got.reduce((a, g) => a + g.bytes, 0);
-        if (bytes !== total) throw new Error(`relay/tcp-scale/${f.name}@${key}: ${bytes} of ${total} bytes`);
-        const cpu = cpu0 === null || cpu1 === null ? null : cpu1 - cpu0;
-        const load = (own.user + own.system) / 1e6;
-        // What the rest of the machine took meanwhile: other processes, the kernel's own threads.
-        const others = busy0 === null || busy1 === null || cpu === null ? null : busy1 - busy0 - cpu - load;
-        runs[key].push({ wall, cpu, load, busy: busy0 === null || busy1 === null ? null : (busy1 - busy0) / wall, others });
-      }
-    }
-    return relays.map(({ key }) => {
-      const cpus = runs[key].map((x) => x.cpu);
-      const cpu = cpus.every((c) => c !== null) ? mean(cpus) : null;
-      return roundResult(
-        {
-          layer: 'relay',
-          op: 'tcp-scale',
-          fixture: f.name,
-          backend: key,
-          name: `relay/tcp-scale/${f.name}`,
-          impl: `\`mcp-frames relay --listen --upstream --validate full --endpoint ${f.endpoint} --${key.replace('-', ' ')}\`, ${CLIENTS} clients at once, aggregate`,
-        },
-        runs[key].map((x) => x.wall),
-        total,
-        {
-          clients: CLIENTS,
-          loadGeneratorCpuSeconds: Math.round(mean(runs[key].map((x) => x.load)) * 1000) / 1000,
-          ...(runs[key].every((x) => x.busy !== null)
-            ? {
-                machineBusyCores: Math.round(mean(runs[key].map((x) => x.busy)) * 100) / 100,
-                otherCpuSeconds: Math.round(mean(runs[key].map((x) => x.others)) * 1000) / 1000,
-              }
-            : {}),
-          ...(cpu === null ? {} : { cpuSeconds: Math.round(cpu * 1000) / 1000, bytesPerCpuSecond: total / cpu }),
-        },
-      );
-    });
-  } finally {
-    for (const { relay } of relays) await relay.stop();
-    await new Promise((resolve) => upstream.close(() => resolve(null)));
-  }
+  const relay = (workers) => (up) => [
+    CLI,
+    'relay',
+    '--listen',
+    '127.0.0.1:0',
+    '--upstream',
+    up,
+    '--validate',
+    'full',
+    '--endpoint',
+    f.endpoint,
+    '--workers',
+    workers,
+  ];
+  const runs = await serverRounds(f, {
+    name: `relay/tcp-scale/${f.name}`,
+    servers: [
+      ['workers-1', relay('1')],
+      ['workers-2', relay('2')],
+    ],
+    count: CLIENTS,
+    rounds,
+    progress,
+  });
+  return Object.entries(runs).map(([key, list]) => {
+    const cpus = list.map((x) => x.cpu);
+    const cpu = cpus.every((c) => c !== null) ? mean(cpus) : null;
+    return roundResult(
+      {
+        layer: 'relay',
+        op: 'tcp-scale',
+        fixture: f.name,
+        backend: key,
+        name: `relay/tcp-scale/${f.name}`,
+        impl: `\`mcp-frames relay --listen --upstream --validate full --endpoint ${f.endpoint} --${key.replace('-', ' ')}\`, ${CLIENTS} clients at once, aggregate`,
+      },
+      list.map((x) => x.wall),
+      total,
+      {
+        clients: CLIENTS,
+        loadGeneratorCpuSeconds: Math.round(mean(list.map((x) => x.load)) * 1000) / 1000,
+        ...(list.every((x) => x.busy !== null)
+          ? {
+              machineBusyCores: Math.round(mean(list.map((x) => x.busy)) * 100) / 100,
+              otherCpuSeconds: Math.round(mean(list.map((x) => x.others)) * 1000) / 1000,
+            }
+          : {}),
+        ...(cpu === null ? {} : { cpuSeconds: Math.round(cpu * 1000) / 1000, bytesPerCpuSecond: total / cpu }),
+      },
+    );
+  });
 }
 
 /** The scale cases by name (layer/op/fixture). */
@@ -211,14 +111,14 @@ export const SCALE_NAMES = SCALE_FIXTURES.map((f) => `relay/tcp-scale/${f.name}`
  * 'relay/tcp-scale/F'); `quick` runs fewer rounds. Returns report results
  * and the fixtures' descriptions, in the shape bench/lib/wire.mjs returns.
  */
-export async function runScaleCases({ root, quick, wanted, progress, seed = 0x7363616c }) {
+export async function runScaleCases({ quick, wanted, progress, seed = 0x7363616c }) {
   const selected = SCALE_FIXTURES.filter((f) => wanted(`relay/tcp-scale/${f.name}`));
   if (selected.length === 0) return { results: [], fixtures: [] };
   progress('scale: building the streams');
   const fixtures = selected.map((f, k) => ({ ...f, ...recordStream(createRng(seed + k), f.bytes, f.distinct, f.make) }));
   const rounds = quick ? 2 : 5;
   const results = [];
-  for (const f of fixtures) results.push(...(await scaleCase(root, f, rounds, progress)));
+  for (const f of fixtures) results.push(...(await scaleCase(f, rounds, progress)));
   return {
     results,
     fixtures: fixtures.map((f) => ({

@@ -2,8 +2,7 @@
 // one shared log scale, so that panels compare with each other. Plain SVG
 // 1.1 with no script and no external font, so any browser draws it.
 
-import { lookup, FRAME_FIXTURES } from './report.mjs';
-import { DOCUMENT_FIXTURES } from './documents.mjs';
+import { lookup, tableSpecs } from './report.mjs';
 
 const COLORS = {
   js: '#E69F00',
@@ -22,81 +21,17 @@ const LEGEND = [
   ['simdjson', 'simdjson isValid (string given)'],
   ['simdjson-decode', 'simdjson isValid + TextDecoder'],
   ['simdjson-native', 'native simdjson (the limit)'],
-  ['bare', 'bare JSON.parse / JSON.stringify + encodeInto'],
+  ['bare', 'bare JSON.parse / JSON.stringify + encodeInto (+ copy)'],
 ];
 
+/** One panel per table of report.md (tableSpecs): a bar per column but memcpy, which is each group's black line. */
 function panels(wasm) {
-  const color = (backend) => (backend === 'wasm' ? wasm : backend);
-  return [
-    {
-      title: 'frame/validate — validate-only: tag + strict JSON',
-      groups: FRAME_FIXTURES.map((f) => ({ label: f, fixture: f })),
-      bars: [
-        ['js', 'frame/validate', 'js'],
-        ['wasm-simd', 'frame/validate', 'wasm-simd'],
-        ['wasm-scalar', 'frame/validate', 'wasm-scalar'],
-        ['simdjson', 'peer/isvalid', 'simdjson'],
-        ['simdjson-decode', 'peer/isvalid-decode', 'simdjson'],
-      ],
-    },
-    {
-      title: 'frame/validate — documents: simdjson’s corpus, prose, a tool result',
-      groups: DOCUMENT_FIXTURES.map((f) => ({ label: f, fixture: f })),
-      bars: [
-        ['js', 'frame/validate', 'js'],
-        ['wasm-simd', 'frame/validate', 'wasm-simd'],
-        ['wasm-scalar', 'frame/validate', 'wasm-scalar'],
-        ['simdjson', 'peer/isvalid', 'simdjson'],
-        ['simdjson-native', 'peer/native', 'simdjson-native'],
-      ],
-    },
-    {
-      title: 'frame/decode — typed decode: bytes → SDK value',
-      groups: FRAME_FIXTURES.map((f) => ({ label: f, fixture: f })),
-      bars: [
-        ['js', 'frame/decode', 'js'],
-        [color('wasm'), 'frame/decode', wasm],
-        ['bare', 'peer/parse', 'JSON.parse'],
-      ],
-    },
-    {
-      title: 'frame/encode — SDK value → bytes (same code on both backends)',
-      groups: FRAME_FIXTURES.map((f) => ({ label: f, fixture: f })),
-      bars: [
-        ['js', 'frame/encode', 'js'],
-        [color('wasm'), 'frame/encode', wasm],
-        ['bare', 'peer/stringify', 'JSON.stringify'],
-      ],
-    },
-    {
-      title: "relay/work — the relay's work: RelayState.push",
-      groups: [...FRAME_FIXTURES, 'stream-10k'].map((f) => ({ label: f, fixture: f })),
-      bars: [
-        ['js', 'relay/work', 'js'],
-        [color('wasm'), 'relay/work', wasm],
-      ],
-    },
-    {
-      title: 'relay/stream — createRelay end to end, 64 KiB chunks',
-      groups: [...FRAME_FIXTURES, 'stream-10k'].map((f) => ({ label: f, fixture: f })),
-      bars: [
-        ['js', 'relay/stream', 'js'],
-        [color('wasm'), 'relay/stream', wasm],
-      ],
-    },
-    {
-      title: 'records — stream-10k: scan + validate, and typed decode',
-      groups: [
-        { label: 'records/scan', fixture: 'stream-10k', prefix: 'records/scan' },
-        { label: 'records/decode', fixture: 'stream-10k', prefix: 'records/decode' },
-      ],
-      bars: [
-        ['js', null, 'js'],
-        [color('wasm'), null, wasm],
-        ['bare', 'peer/parse', 'JSON.parse', 'records/decode'],
-      ],
-    },
-  ];
+  const color = (prefix, backend) => (prefix === 'peer/isvalid-decode' ? 'simdjson-decode' : backend.startsWith('JSON.') ? 'bare' : backend);
+  return tableSpecs(wasm).map((t) => ({
+    title: t.panel,
+    groups: t.fixtures.map((f) => ({ label: f, fixture: f })),
+    bars: t.columns.filter((c) => c[2] !== 'memcpy').map(([, prefix, backend]) => [color(prefix, backend), prefix, backend]),
+  }));
 }
 
 const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -130,9 +65,8 @@ export function renderSvg(report) {
       ...g,
       bytes: report.fixtures.find((f) => f.name === g.fixture)?.bytes,
       memcpy: lookup(cases, `peer/memcpy/${g.fixture}`, 'memcpy'),
-      bars: p.bars.map(([key, prefix, backend, only]) => {
-        if (only && g.prefix !== only) return { key, r: null };
-        const name = `${prefix ?? g.prefix}/${g.fixture}`;
+      bars: p.bars.map(([key, prefix, backend]) => {
+        const name = `${prefix}/${g.fixture}`;
         return { key, r: lookup(cases, name, backend) };
       }),
     })),
@@ -236,9 +170,7 @@ export function renderSvg(report) {
       }
       const lxc = gx + gw / 2;
       s.push(`<text x="${lxc.toFixed(1)}" y="${y1 + 16}" text-anchor="middle" font-size="${gw < 80 ? 10 : 11}">${esc(g.label)}</text>`);
-      s.push(
-        `<text x="${lxc.toFixed(1)}" y="${y1 + 29}" text-anchor="middle" font-size="10" fill="#555">${esc(g.prefix ? 'stream-10k' : sizeLabel(g.bytes))}</text>`,
-      );
+      s.push(`<text x="${lxc.toFixed(1)}" y="${y1 + 29}" text-anchor="middle" font-size="10" fill="#555">${esc(sizeLabel(g.bytes))}</text>`);
     });
     s.push(`<text x="${(x0 + x1) / 2}" y="${y1 + 46}" text-anchor="middle" fill="#333">fixture</text>`);
     s.push(`</g>`);

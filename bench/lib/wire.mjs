@@ -1,10 +1,7 @@
 // The relay at wire speed: 96 MiB record streams through the relay in process, through the CLI, and over TCP.
 //
-// These cases do not fit benchmark.js: one operation moves 96 MiB, and the
-// CLI and TCP cases time whole processes. So each case runs in rounds, and
-// each round runs the relay and its peer one after the other, so that both
-// see the same moment of a shared, noisy machine; the figures are the
-// means over the rounds, and the ratios are taken from them.
+// One operation moves 96 MiB, and the CLI and TCP cases time whole
+// processes, so each case runs in rounds (bench/lib/rounds.mjs):
 //
 //   relay/long-stream/F   createRelay in this process, 64 KiB chunks   peer: validate-only of the same frames
 //   relay/cli/F           `mcp-frames relay FILE /dev/null`             peer: a bare Node pipe of the same file
@@ -19,13 +16,13 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import { join } from 'node:path';
-import { blobRead, frameBytes, listingMedium, TAG_RESULT } from './fixtures.mjs';
+import { ROOT } from './env.mjs';
+import { blobRead, describeFixture, frameBytes, frameViews, listingMedium, TAG_RESULT } from './fixtures.mjs';
 import { createRng } from './rng.mjs';
+import { CLI, cpuFigures, measure, MiB, roundResult, serverRounds } from './rounds.mjs';
 
-const MiB = 1024 * 1024;
 const STREAM_BYTES = 96 * MiB;
 const CHUNK = 64 * 1024;
 
@@ -63,17 +60,10 @@ export function recordStream(rng, bytes, distinct, make) {
   return { stream, records: 2 * count, sha256: createHash('sha256').update(stream).digest('hex') };
 }
 
-/** A 96 MiB record stream (recordStream), with its frames. */
+/** A 96 MiB record stream (recordStream), with its frames as views of it: the validate-only peer reads exactly the relay's bytes. */
 function longStream(rng, distinct, make) {
   const { stream, sha256 } = recordStream(rng, STREAM_BYTES, distinct, make);
-  // The frames as views of the stream itself: the validate-only peer reads exactly the relay's bytes.
-  const views = [];
-  for (let at = 0; at < stream.length; ) {
-    const length = new DataView(stream.buffer, at + 5, 4).getUint32(0, true);
-    if (stream[at] === 1) views.push(stream.subarray(at + 9, at + 9 + length));
-    at += 9 + length;
-  }
-  return { stream, frames: views, sha256 };
+  return { stream, frames: frameViews(stream), sha256 };
 }
 
 const WIRE_FIXTURES = [
@@ -92,8 +82,8 @@ const WIRE_FIXTURES = [
   { name: 'small', description: '96 MiB: listings of about 80 bytes (one resource), each followed by its finish', distinct: 256, make: listingTiny },
 ];
 
-/** The fixtures named in `names` (all three by default), each from its own seeded generator. */
-export function buildWireFixtures(seed, names = WIRE_FIXTURES.map((f) => f.name)) {
+/** The fixtures named in `names`, each from its own seeded generator. */
+function buildWireFixtures(seed, names) {
   return WIRE_FIXTURES.filter((f) => names.includes(f.name)).map((f, k) => ({
     name: f.name,
     description: f.description,
@@ -103,34 +93,6 @@ export function buildWireFixtures(seed, names = WIRE_FIXTURES.map((f) => f.name)
 }
 
 // ---------------------------------------------------------------------------
-// Statistics over rounds.
-
-const T95 = [0, 12.71, 4.3, 3.18, 2.78, 2.57, 2.45, 2.36, 2.31, 2.26, 2.23];
-
-/** A result in the shape benchmark.js results have in the report: from per-round seconds. */
-export function roundResult(base, seconds, bytes, extra = {}) {
-  const n = seconds.length;
-  const mean = seconds.reduce((a, b) => a + b, 0) / n;
-  const sd = n > 1 ? Math.sqrt(seconds.reduce((a, s) => a + (s - mean) ** 2, 0) / (n - 1)) : 0;
-  const rme = n > 1 ? ((T95[Math.min(n - 1, 10)] * sd) / Math.sqrt(n) / mean) * 100 : 0;
-  return {
-    ...base,
-    bytes,
-    checked: true,
-    opsPerSec: 1 / mean,
-    mbPerSec: bytes / mean / 1e6,
-    rme,
-    samples: n,
-    meanMs: mean * 1000,
-    deviationMs: sd * 1000,
-    load1: Math.round(os.loadavg()[0] * 100) / 100,
-    ...extra,
-  };
-}
-
-export const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
-
-// ---------------------------------------------------------------------------
 // In process.
 
 /**
@@ -138,7 +100,7 @@ export const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
  * pair), the output counted; resolves with the byte count and, with `hash`
  * (for a check, never while timed), the output's SHA-256.
  */
-export async function through(transform, stream, hash = false) {
+async function through(transform, stream, hash = false) {
   let at = 0;
   const source = new ReadableStream({
     pull(controller) {
@@ -160,27 +122,6 @@ export async function through(transform, stream, hash = false) {
   }
 }
 
-/** Runs `fn` once: its value, and the wall and CPU seconds it took (CPU time is this process's, all threads). */
-async function measure(fn) {
-  const u0 = process.cpuUsage();
-  const t0 = performance.now();
-  const value = await fn();
-  const wall = (performance.now() - t0) / 1000;
-  const u = process.cpuUsage(u0);
-  return { value, wall, cpu: (u.user + u.system) / 1e6 };
-}
-
-/** The CPU figures of runs of one case over `bytes`. */
-function cpuOf(runs, bytes) {
-  const cpu = mean(runs.map((r) => r.cpu));
-  return {
-    cpuSeconds: Math.round(cpu * 1e4) / 1e4,
-    cpuRme: Math.round(rmeOf(runs.map((r) => r.cpu)) * 100) / 100,
-    bytesPerCpuSecond: bytes / cpu,
-    cpuNanosecondsPerByte: Math.round((cpu / bytes) * 1e9 * 1000) / 1000,
-  };
-}
-
 /** The relay over `stream`; with `hash`, the SHA-256 of its output too (for the check, never while timed). */
 async function relayOnce(lib, backend, stream, hash = false) {
   const relay = lib.createRelay({ backend, validate: 'json' });
@@ -188,9 +129,10 @@ async function relayOnce(lib, backend, stream, hash = false) {
   return { bytes, sha256, faults: relay.stats.faults };
 }
 
-function validateAll(backend, frames) {
+/** codec.validate on every frame (validate judges no schema: any endpoint's codec does); the count refused. */
+function validateAll(codec, frames) {
   let faults = 0;
-  for (const frame of frames) if (backend.verifyFrame(frame) !== null) faults++;
+  for (const frame of frames) if (codec.validate(frame) !== null) faults++;
   return faults;
 }
 
@@ -198,67 +140,50 @@ async function longStreamCases(lib, fixtures, backends, rounds, progress) {
   const results = [];
   for (const f of fixtures) {
     for (const backend of backends) {
+      const codec = lib.readResource.withBackend(backend);
       progress(`relay/long-stream/${f.name}@${backend.name}: checking`);
       const check = await relayOnce(lib, backend, f.stream, true);
       if (check.bytes !== f.stream.length || check.sha256 !== f.sha256 || check.faults !== 0) {
         throw new Error(`relay/long-stream/${f.name}@${backend.name}: the output is not the input (${check.bytes} bytes, ${check.faults} faults)`);
       }
-      if (validateAll(backend, f.frames) !== 0) throw new Error(`peer/validate-only/${f.name}@${backend.name}: a frame of the fixture was refused`);
-      const relayRuns = [];
-      const peerRuns = [];
-      const floorRuns = [];
-      const faults = [];
+      if (validateAll(codec, f.frames) !== 0) throw new Error(`peer/validate-only/${f.name}@${backend.name}: a frame of the fixture was refused`);
+      /** @type {Record<'relay' | 'peer' | 'floor', { wall: number, cpu: number, faults: number }[]>} */
+      const runs = { relay: [], peer: [], floor: [] };
       for (let r = 0; r < rounds; r++) {
         progress(`relay/long-stream/${f.name}@${backend.name}: round ${r + 1} of ${rounds}`);
-        const before = process.resourceUsage().minorPageFault;
         const relayed = await measure(() => relayOnce(lib, backend, f.stream));
-        relayRuns.push(relayed);
         if (relayed.value.bytes !== f.stream.length || relayed.value.faults !== 0)
           throw new Error(`relay: ${relayed.value.bytes} of ${f.stream.length} bytes, ${relayed.value.faults} faults while timed`);
-        faults.push(process.resourceUsage().minorPageFault - before);
-        peerRuns.push(await measure(async () => validateAll(backend, f.frames)));
+        runs.relay.push(relayed);
+        runs.peer.push(await measure(async () => validateAll(codec, f.frames)));
         const floor = await measure(async () => (await through(new TransformStream(), f.stream)).bytes);
         if (floor.value !== f.stream.length) throw new Error('identity stream: bytes lost');
-        floorRuns.push(floor);
+        runs.floor.push(floor);
       }
-      const relaySeconds = relayRuns.map((x) => x.wall);
-      const peerSeconds = peerRuns.map((x) => x.wall);
-      const floorSeconds = floorRuns.map((x) => x.wall);
-      const base = { layer: 'relay', op: 'long-stream', fixture: f.name, backend: backend.name };
+      const result = (layer, op, backendName, impl, list, extra) =>
+        roundResult(
+          { layer, op, fixture: f.name, backend: backendName, name: `${layer}/${op}/${f.name}`, impl },
+          list.map((x) => x.wall),
+          f.stream.length,
+          extra,
+        );
       results.push(
-        roundResult(
-          { ...base, name: `relay/long-stream/${f.name}`, impl: `createRelay({ validate: 'json' }) on ${backend.name}, 64 KiB chunks` },
-          relaySeconds,
-          f.stream.length,
-          {
-            minorPageFaultsPerMiB: Math.round((mean(faults) / (f.stream.length / MiB)) * 100) / 100,
-            ...cpuOf(relayRuns, f.stream.length),
-          },
-        ),
-        roundResult(
-          {
-            layer: 'peer',
-            op: 'validate-only',
-            fixture: f.name,
-            backend: backend.name,
-            name: `peer/validate-only/${f.name}`,
-            impl: `backend.verifyFrame on each frame of the stream (${backend.name})`,
-          },
-          peerSeconds,
-          f.stream.length,
-          cpuOf(peerRuns, f.stream.length),
-        ),
-        roundResult(
-          {
-            layer: 'peer',
-            op: 'identity-stream',
-            fixture: f.name,
-            backend: `web-streams-${backend.name}-round`,
-            name: `peer/identity-stream/${f.name}`,
-            impl: 'the same 64 KiB chunks through an identity TransformStream: what Web Streams alone cost, the floor for createRelay',
-          },
-          floorSeconds,
-          f.stream.length,
+        result('relay', 'long-stream', backend.name, `createRelay({ validate: 'json' }) on ${backend.name}, 64 KiB chunks`, runs.relay, {
+          ...cpuFigures(runs.relay, f.stream.length, 4),
+        }),
+        result('peer', 'validate-only', backend.name, `codec.validate on each frame of the stream (${backend.name})`, runs.peer, {
+          ...cpuFigures(
+            runs.peer.map(({ cpu }) => ({ cpu })),
+            f.stream.length,
+            4,
+          ),
+        }),
+        result(
+          'peer',
+          'identity-stream',
+          `web-streams-${backend.name}-round`,
+          'the same 64 KiB chunks through an identity TransformStream: what Web Streams alone cost, the floor for createRelay',
+          runs.floor,
         ),
       );
     }
@@ -271,13 +196,13 @@ async function longStreamCases(lib, fixtures, backends, rounds, progress) {
 
 const HOOK = new URL('../peers/rusage-hook.mjs', import.meta.url).pathname;
 
-/** Runs `node --import HOOK ...args` to its end; resolves with wall seconds and the process's CPU seconds. */
-function runProcess(root, args, dir) {
+/** Runs `node --import HOOK ...args` to its end; resolves with wall seconds, the process's CPU seconds and its page faults. */
+function runProcess(args, dir) {
   const usageFile = join(dir, `rusage-${process.pid}-${Math.random().toString(36).slice(2)}.json`);
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     const child = spawn(process.execPath, ['--import', HOOK, ...args], {
-      cwd: root,
+      cwd: ROOT,
       stdio: ['ignore', 'ignore', 'pipe'],
       env: { ...process.env, MCP_FRAMES_RUSAGE_FILE: usageFile },
     });
@@ -296,7 +221,16 @@ function runProcess(root, args, dir) {
   });
 }
 
-async function cliCases(root, fixtures, rounds, progress) {
+function processResult(layer, op, f, backend, impl, runs) {
+  return roundResult(
+    { layer, op, fixture: f.name, backend, name: `${layer}/${op}/${f.name}`, impl },
+    runs.map((r) => r.wall),
+    f.stream.length,
+    cpuFigures(runs, f.stream.length),
+  );
+}
+
+async function cliCases(fixtures, rounds, progress) {
   const dir = mkdtempSync(join(os.tmpdir(), 'mcp-frames-wire-'));
   const results = [];
   try {
@@ -305,7 +239,7 @@ async function cliCases(root, fixtures, rounds, progress) {
       const output = join(dir, `${f.name}.out`);
       writeFileSync(input, f.stream);
       progress(`relay/cli/${f.name}: checking`);
-      await runProcess(root, ['dist/cli/main.js', 'relay', input, output], dir);
+      await runProcess([CLI, 'relay', input, output], dir);
       const sha = createHash('sha256').update(readFileSync(output)).digest('hex');
       rmSync(output);
       if (sha !== f.sha256) throw new Error(`relay/cli/${f.name}: the output file is not the input`);
@@ -313,13 +247,11 @@ async function cliCases(root, fixtures, rounds, progress) {
       const peer = [];
       for (let r = 0; r < rounds; r++) {
         progress(`relay/cli/${f.name}: round ${r + 1} of ${rounds}`);
-        relay.push(await runProcess(root, ['dist/cli/main.js', 'relay', input, '/dev/null'], dir));
-        peer.push(await runProcess(root, ['bench/peers/pipe.mjs', input, '/dev/null'], dir));
+        relay.push(await runProcess([CLI, 'relay', input, '/dev/null'], dir));
+        peer.push(await runProcess(['bench/peers/pipe.mjs', input, '/dev/null'], dir));
       }
       results.push(
         processResult('relay', 'cli', f, 'mcp-frames', '`mcp-frames relay FILE /dev/null` (validate json, backend auto), the whole process', relay),
-      );
-      results.push(
         processResult(
           'peer',
           'cli-pipe',
@@ -336,175 +268,43 @@ async function cliCases(root, fixtures, rounds, progress) {
   return results;
 }
 
-/** The relative margin of error (95%) of the mean of `xs`, in percent. */
-function rmeOf(xs) {
-  const n = xs.length;
-  if (n < 2) return 0;
-  const m = mean(xs);
-  const sd = Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (n - 1));
-  return ((T95[Math.min(n - 1, 10)] * sd) / Math.sqrt(n) / m) * 100;
-}
-
-function processResult(layer, op, f, backend, impl, runs) {
-  const cpu = mean(runs.map((r) => r.cpu));
-  return roundResult(
-    { layer, op, fixture: f.name, backend, name: `${layer}/${op}/${f.name}`, impl },
-    runs.map((r) => r.wall),
-    f.stream.length,
-    {
-      cpuSeconds: Math.round(cpu * 1000) / 1000,
-      cpuRme: Math.round(rmeOf(runs.map((r) => r.cpu)) * 100) / 100,
-      bytesPerCpuSecond: f.stream.length / cpu,
-      cpuNanosecondsPerByte: Math.round((cpu / f.stream.length) * 1e9 * 1000) / 1000,
-      minorPageFaultsPerMiB: Math.round((mean(runs.map((r) => r.faults)) / (f.stream.length / MiB)) * 100) / 100,
-    },
-  );
-}
-
-/** Starts a proxy process (relay or peer) with the hook and an IPC channel; resolves once it listens. */
-function startProxy(root, args) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', HOOK, ...args], { cwd: root, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
-    let stderr = '';
-    child.stderr?.on('data', (d) => {
-      stderr += d;
-      const first = stderr.split('\n')[0];
-      if (stderr.includes('\n') && first.includes('listening')) {
-        const port = Number(JSON.parse(first).listening.split(':').at(-1));
-        resolve({
-          port,
-          /** The process's CPU seconds so far. */
-          cpu: () =>
-            new Promise((ok) => {
-              child.once('message', (/** @type {any} */ u) => ok((u.userCPUTime + u.systemCPUTime) / 1e6));
-              child.send('usage');
-            }),
-          stop: () => child.kill('SIGTERM'),
-          faults: () => stderr.split('\n').slice(1).filter(Boolean),
-        });
-      }
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}: ${stderr}`)));
-  });
-}
-
-/**
- * A server on a free loopback port that sends `stream` to each connection,
- * in 64 KiB writes, honouring backpressure, then ends it; resolves with
- * the server and its `host:port`.
- */
-export async function serveStream(stream) {
-  const server = net.createServer((socket) => {
-    socket.setNoDelay(true);
-    socket.on('error', () => {});
-    let at = 0;
-    const pump = () => {
-      while (at < stream.length) {
-        const piece = stream.subarray(at, at + CHUNK);
-        at += piece.length;
-        if (!socket.write(piece)) return socket.once('drain', pump);
-      }
-      socket.end();
-    };
-    pump();
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(null)));
-  return { server, address: `127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}` };
-}
-
-/** Reads everything a connection to `port` sends; resolves with its byte count (and SHA-256 when asked). */
-export function receive(port, hash) {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1');
-    const h = hash ? createHash('sha256') : null;
-    let bytes = 0;
-    socket.on('data', (d) => {
-      bytes += d.length;
-      h?.update(d);
-    });
-    socket.on('end', () => resolve({ bytes, sha256: h?.digest('hex') }));
-    socket.on('error', reject);
-  });
-}
-
-async function tcpCases(root, fixtures, rounds, progress) {
+async function tcpCases(fixtures, rounds, progress) {
   const results = [];
   for (const f of fixtures) {
-    // The upstream: sends the stream to each connection.
-    const { server: upstream, address: up } = await serveStream(f.stream);
-    const relay = await startProxy(root, ['dist/cli/main.js', 'relay', '--listen', '127.0.0.1:0', '--upstream', up]);
-    const peer = await startProxy(root, ['bench/peers/tcp-proxy.mjs', '--listen', '127.0.0.1:0', '--upstream', up]);
-    try {
-      progress(`relay/tcp/${f.name}: checking`);
-      const check = await receive(relay.port, true);
-      if (check.sha256 !== f.sha256) throw new Error(`relay/tcp/${f.name}: the client did not receive the input (${check.bytes} bytes)`);
-      if (relay.faults().length) throw new Error(`relay/tcp/${f.name}: faults on a valid stream: ${relay.faults()[0]}`);
-      const runs = { relay: [], peer: [] };
-      for (let r = 0; r < rounds; r++) {
-        progress(`relay/tcp/${f.name}: round ${r + 1} of ${rounds}`);
-        for (const [key, proxy] of [
-          ['relay', relay],
-          ['peer', peer],
-        ]) {
-          const cpu0 = await proxy.cpu();
-          const t0 = performance.now();
-          const got = await receive(proxy.port, false);
-          const wall = (performance.now() - t0) / 1000;
-          const cpu = (await proxy.cpu()) - cpu0;
-          if (got.bytes !== f.stream.length) throw new Error(`${key} tcp/${f.name}: ${got.bytes} of ${f.stream.length} bytes`);
-          runs[key].push({ wall, cpu, faults: 0 });
-        }
-      }
-      results.push(
-        processResult(
-          'relay',
-          'tcp',
-          f,
-          'mcp-frames',
-          '`mcp-frames relay --listen --upstream` (validate json, backend auto) between a loopback upstream and a client',
-          runs.relay,
-        ),
-      );
-      results.push(processResult('peer', 'tcp-proxy', f, 'node', 'a bare Node TCP proxy process (socket.pipe both ways), same harness', runs.peer));
-    } finally {
-      relay.stop();
-      peer.stop();
-      await new Promise((resolve) => upstream.close(resolve));
-    }
+    const runs = await serverRounds(f, {
+      name: `relay/tcp/${f.name}`,
+      servers: [
+        ['relay', (up) => [CLI, 'relay', '--listen', '127.0.0.1:0', '--upstream', up]],
+        ['peer', (up) => ['bench/peers/tcp-proxy.mjs', '--listen', '127.0.0.1:0', '--upstream', up]],
+      ],
+      count: 1,
+      rounds,
+      progress,
+    });
+    results.push(
+      processResult(
+        'relay',
+        'tcp',
+        f,
+        'mcp-frames',
+        '`mcp-frames relay --listen --upstream` (validate json, backend auto) between a loopback upstream and a client',
+        runs.relay,
+      ),
+      processResult('peer', 'tcp-proxy', f, 'node', 'a bare Node TCP proxy process (socket.pipe both ways), same harness', runs.peer),
+    );
   }
   return results;
 }
 
-/**
- * Runs the wire-speed cases whose names pass `wanted` (a predicate on
- * 'layer/op/fixture'); `quick` runs fewer rounds. Returns report results.
- */
 /** The wire-speed cases by name (layer/op/fixture). */
 export const WIRE_NAMES = ['long-stream', 'cli', 'tcp'].flatMap((op) => ['blob', 'listing', 'small'].map((f) => `relay/${op}/${f}`));
 
-/** What the report's fixture table says of a stream: its size, its records, and its share of non-ASCII bytes and backslashes. */
-function describeStream(f) {
-  let nonAscii = 0;
-  let backslashes = 0;
-  for (const b of f.stream) {
-    if (b >= 0x80) nonAscii++;
-    else if (b === 0x5c) backslashes++;
-  }
-  return {
-    name: f.name,
-    kind: 'wire',
-    description: f.description,
-    bytes: f.stream.length,
-    variants: f.distinct,
-    totalBytes: f.stream.length,
-    nonAsciiShare: nonAscii / f.stream.length,
-    backslashShare: backslashes / f.stream.length,
-    records: f.frames.length * 2,
-  };
-}
-
-export async function runWireCases({ root, lib, seed, quick, wanted, progress }) {
+/**
+ * Runs the wire-speed cases whose names pass `wanted` (a predicate on
+ * 'layer/op/fixture'); `quick` runs fewer rounds. Returns report results
+ * and the fixtures' descriptions.
+ */
+export async function runWireCases({ lib, seed, quick, wanted, progress }) {
   const selected = WIRE_NAMES.filter(wanted);
   if (selected.length === 0) return { results: [], fixtures: [] };
   progress('wire: building the 96 MiB streams');
@@ -517,11 +317,18 @@ export async function runWireCases({ root, lib, seed, quick, wanted, progress })
   const backends = [lib.loadBackend('auto'), lib.loadBackend('js')];
   const results = [];
   results.push(...(await longStreamCases(lib, pick('long-stream'), backends, rounds, progress)));
-  results.push(...(await cliCases(root, pick('cli'), rounds, progress)));
-  results.push(...(await tcpCases(root, pick('tcp'), rounds, progress)));
+  results.push(...(await cliCases(pick('cli'), rounds, progress)));
+  results.push(...(await tcpCases(pick('tcp'), rounds, progress)));
   return {
     results,
-    fixtures: fixtures.map(describeStream),
+    fixtures: fixtures.map((f) => ({
+      name: f.name,
+      kind: 'wire',
+      description: f.description,
+      ...describeFixture({ variants: [{ bytes: f.stream }], bytesPerOp: f.stream.length }),
+      variants: f.distinct,
+      records: f.frames.length * 2,
+    })),
   };
 }
 
