@@ -4,6 +4,7 @@
 //                            16 clients at once         peer: bare Node TCP proxy process, same clients
 //   relay/in-process/small   pipeRelay (validate json) from 64 KiB chunks to a writable that drops them,
 //                            ns a frame                 peer: native simdjson, one parse a frame body
+//   relay/in-process-full/small   the same with validate full (listResources), beside json: not a target
 //
 // F is small (~150-byte listings), listing (16 KiB listings) or blob
 // (768 KiB readResource blobs), each response followed by its finish; each
@@ -51,7 +52,7 @@ const FIXTURES = [
 ];
 
 /** The cases by name (layer/op/fixture). */
-export const CONCURRENT_NAMES = [...FIXTURES.map((f) => `relay/tcp-concurrent/${f.name}`), 'relay/in-process/small'];
+export const CONCURRENT_NAMES = [...FIXTURES.map((f) => `relay/tcp-concurrent/${f.name}`), 'relay/in-process/small', 'relay/in-process-full/small'];
 
 function usageResult(base, runs, total) {
   return roundResult(
@@ -103,8 +104,8 @@ async function tcpConcurrentCase(f, rounds, progress) {
   ];
 }
 
-/** pipeRelay over `chunks` into a writable that counts; resolves with the bytes out and the faults reported. */
-async function pipeOnce(lib, backend, chunks) {
+/** pipeRelay at `validate` over `chunks` into a writable that counts; resolves with the bytes out and the faults reported. */
+async function pipeOnce(lib, backend, validate, chunks) {
   let bytes = 0;
   // A plain Readable pushing the chunks as asked: Readable.from's async iterator costs a promise a chunk.
   let next = 0;
@@ -127,7 +128,7 @@ async function pipeOnce(lib, backend, chunks) {
     },
   });
   let faults = 0;
-  const { done } = lib.pipeRelay(input, output, { backend, validate: 'json', onFault: () => faults++ });
+  const { done } = lib.pipeRelay(input, output, { backend, validate, endpoint: lib.listResources, onFault: () => faults++ });
   const end = await done;
   if (end.end !== 'ended') throw new Error(`pipeRelay ended ${end.end}`);
   return { bytes, faults };
@@ -139,16 +140,24 @@ async function cpuRuns(fn) {
   return measure(fn);
 }
 
-async function inProcessCase(lib, f, native, rounds, progress) {
-  const name = 'relay/in-process/small';
+/** The in-process case at each level: its name and its pipeRelay validate option. */
+const IN_PROCESS = [
+  ['relay/in-process/small', 'json'],
+  ['relay/in-process-full/small', 'full'],
+];
+
+async function inProcessCases(lib, f, native, rounds, wanted, progress) {
   const backend = lib.loadBackend('auto');
   const chunks = [];
   for (let at = 0; at < f.stream.length; at += CHUNK) chunks.push(f.stream.subarray(at, at + CHUNK));
   const frames = f.records / 2;
-  progress(`${name}: checking`);
-  const check = await pipeOnce(lib, backend, chunks);
-  if (check.bytes !== f.stream.length || check.faults !== 0)
-    throw new Error(`${name}: ${check.bytes} of ${f.stream.length} bytes, ${check.faults} faults`);
+  const levels = IN_PROCESS.filter(([name]) => wanted(name));
+  for (const [name, validate] of levels) {
+    progress(`${name}: checking`);
+    const check = await pipeOnce(lib, backend, validate, chunks);
+    if (check.bytes !== f.stream.length || check.faults !== 0)
+      throw new Error(`${name}: ${check.bytes} of ${f.stream.length} bytes, ${check.faults} faults`);
+  }
   // simdjson reads up to its padding past the end: each body is copied once, before timing, into a padded buffer of its own.
   const padded = native
     ? frameViews(f.stream).map((frame) => {
@@ -159,12 +168,12 @@ async function inProcessCase(lib, f, native, rounds, progress) {
       })
     : [];
   const lengths = padded.map((p) => p.length - native.padding);
-  if (native && padded.some((p, k) => !native.isValid(p, lengths[k]))) throw new Error(`${name}: simdjson refuses a frame body of the stream`);
-  const relayRuns = [];
+  if (native && padded.some((p, k) => !native.isValid(p, lengths[k]))) throw new Error('relay/in-process: simdjson refuses a frame body of the stream');
+  const relayRuns = levels.map(() => []);
   const peerRuns = [];
   for (let r = 0; r < rounds; r++) {
-    progress(`${name}: round ${r + 1} of ${rounds}`);
-    relayRuns.push(await cpuRuns(() => pipeOnce(lib, backend, chunks)));
+    progress(`relay/in-process: round ${r + 1} of ${rounds}`);
+    for (const [k, [, validate]] of levels.entries()) relayRuns[k].push(await cpuRuns(() => pipeOnce(lib, backend, validate, chunks)));
     if (native)
       peerRuns.push(
         await cpuRuns(() => {
@@ -176,25 +185,26 @@ async function inProcessCase(lib, f, native, rounds, progress) {
     cpuSeconds: Math.round(mean(runs.map((x) => x.cpu)) * 1e4) / 1e4,
     cpuRme: Math.round(rmeOf(runs.map((x) => x.cpu)) * 100) / 100,
     bytesPerCpuSecond: f.stream.length / mean(runs.map((x) => x.cpu)),
+    cpuNanosecondsPerByte: Math.round((mean(runs.map((x) => x.cpu)) / f.stream.length) * 1e9 * 1000) / 1000,
     cpuNanosecondsPerFrame: Math.round((mean(runs.map((x) => x.cpu)) / frames) * 1e9 * 10) / 10,
     minorPageFaultsPerMiB: Math.round((mean(runs.map((x) => x.faults)) / (f.stream.length / MiB)) * 100) / 100,
     frames,
   });
-  const results = [
+  const results = levels.map(([name, validate], k) =>
     roundResult(
       {
         layer: 'relay',
-        op: 'in-process',
+        op: name.split('/')[1],
         fixture: f.name,
         backend: backend.name,
         name,
-        impl: `pipeRelay (validate json, ${backend.name}), 64 KiB chunks in, a writable that counts`,
+        impl: `pipeRelay (validate ${validate}${validate === 'full' ? ', listResources' : ''}, ${backend.name}), 64 KiB chunks in, a writable that counts`,
       },
-      relayRuns.map((x) => x.wall),
+      relayRuns[k].map((x) => x.wall),
       f.stream.length,
-      perFrame(relayRuns),
+      perFrame(relayRuns[k]),
     ),
-  ];
+  );
   if (native)
     results.push(
       roundResult(
@@ -219,7 +229,8 @@ async function inProcessCase(lib, f, native, rounds, progress) {
  * `native` is bench/lib/native.mjs's loadNative() answer, or null.
  */
 export async function runConcurrentCases({ lib, native, quick, wanted, progress, seed = 0x636f6e63 }) {
-  const selected = FIXTURES.filter((f) => wanted(`relay/tcp-concurrent/${f.name}`) || (f.name === 'small' && wanted('relay/in-process/small')));
+  const inProcess = IN_PROCESS.some(([name]) => wanted(name));
+  const selected = FIXTURES.filter((f) => wanted(`relay/tcp-concurrent/${f.name}`) || (f.name === 'small' && inProcess));
   if (selected.length === 0) return { results: [], fixtures: [] };
   progress('concurrent: building the streams');
   const fixtures = selected.map((f, k) => ({ ...f, ...recordStream(createRng(seed + k), 8 * MiB, f.distinct, f.make) }));
@@ -227,10 +238,10 @@ export async function runConcurrentCases({ lib, native, quick, wanted, progress,
   const results = [];
   for (const f of fixtures) if (wanted(`relay/tcp-concurrent/${f.name}`)) results.push(...(await tcpConcurrentCase(f, rounds, progress)));
   const small = fixtures.find((f) => f.name === 'small');
-  if (small && wanted('relay/in-process/small')) {
+  if (small && inProcess) {
     // The in-process case reads a 64 MiB stream of the same frames, as the CLI cases do.
     const long = { ...small, ...recordStream(createRng(seed), 64 * MiB, small.distinct, small.make) };
-    results.push(...(await inProcessCase(lib, long, native?.native ? native : null, rounds, progress)));
+    results.push(...(await inProcessCases(lib, long, native?.native ? native : null, rounds, wanted, progress)));
   }
   return {
     results,
@@ -272,4 +283,38 @@ export function concurrentTargets() {
     metric: 'cpu',
   });
   return specs;
+}
+
+const fixed = (x, d) => (x == null ? '—' : x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d }));
+
+/** The markdown section of these cases, or null when none ran. */
+export function renderConcurrent(cases) {
+  const find = (name) => cases.find((c) => c.name === name && c.cpuSeconds != null);
+  const out = [];
+  const tcp = FIXTURES.map((f) => f.name).filter((f) => find(`relay/tcp-concurrent/${f}`));
+  if (tcp.length) {
+    out.push(`### The TCP relay and a bare proxy, ${CLIENTS} concurrent clients: CPU of the relaying process`);
+    out.push('');
+    out.push('| fixture | relay CPU ns/byte | bare CPU ns/byte | bare ÷ relay | relay page faults/MiB | bare page faults/MiB |');
+    out.push('| --- | ---: | ---: | ---: | ---: | ---: |');
+    for (const f of tcp) {
+      const r = find(`relay/tcp-concurrent/${f}`);
+      const p = find(`peer/tcp-proxy-concurrent/${f}`);
+      out.push(
+        `| ${f} | ${fixed(r.cpuNanosecondsPerByte, 3)} | ${fixed(p?.cpuNanosecondsPerByte, 3)} | ${p ? fixed(p.cpuSeconds / r.cpuSeconds, 2) : '—'} | ${fixed(r.minorPageFaultsPerMiB, 2)} | ${fixed(p?.minorPageFaultsPerMiB, 2)} |`,
+      );
+    }
+    out.push('');
+  }
+  const rows = [...IN_PROCESS.map(([name]) => name), 'peer/simdjson-each/small'].map(find).filter(Boolean);
+  if (rows.length) {
+    out.push('### The relay in process on small frames (64 MiB of ~150-byte listings, 64 KiB chunks), CPU');
+    out.push('');
+    out.push('| case | ns/frame | ns/byte | page faults/MiB |');
+    out.push('| --- | ---: | ---: | ---: |');
+    for (const c of rows)
+      out.push(`| ${c.impl} | ${fixed(c.cpuNanosecondsPerFrame, 1)} | ${fixed(c.cpuNanosecondsPerByte, 3)} | ${fixed(c.minorPageFaultsPerMiB, 2)} |`);
+    out.push('');
+  }
+  return out.length ? out.join('\n') : null;
 }

@@ -3,7 +3,7 @@
 import { bundledTargets } from './bundled.mjs';
 import { documentTable, documentTargets } from './documents.mjs';
 import { scaleTargets } from './scale.mjs';
-import { concurrentTargets } from './concurrent.mjs';
+import { concurrentTargets, renderConcurrent } from './concurrent.mjs';
 import { proxyTargets } from './proxy.mjs';
 import { FAULT_US, warmFor } from './paired.mjs';
 import { renderWire, wireTargets } from './wire.mjs';
@@ -470,9 +470,9 @@ export function renderMarkdown(report) {
     out.push('');
   }
 
-  const wire = renderWire(r.cases, r.backends.wasm);
-  if (wire) {
-    out.push(wire);
+  for (const section of [renderWire(r.cases, r.backends.wasm), renderConcurrent(r.cases)]) {
+    if (!section) continue;
+    out.push(section);
     out.push('');
   }
   const scale = r.cases.filter((c) => c.op === 'tcp-scale' && c.opsPerSec);
