@@ -2,6 +2,7 @@
 // rule, offset and message, as building it (buildFrame), on generated frames of every endpoint, on every backend, where
 // the backend holds the bytes and where it does not, and on every real-server capture.
 
+import v8 from 'node:v8';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import type { Backend } from '../src/backend/backend.js';
@@ -32,10 +33,20 @@ function judged(codec: FrameCodec<unknown>, payload: Uint8Array): unknown {
   return judgeFrame(codec, payload)?.toJSON() ?? null;
 }
 
-/** Both, where the backend holds the payload (its memory, for the core), and as given. */
+/** The payload inside a larger buffer, between a record header's last byte and bytes that could extend it (whitespace, a bracket). */
+function surrounded(payload: Uint8Array): Uint8Array {
+  const b = new Uint8Array(payload.length + 4);
+  b.set([0x07, 0x20]);
+  b.set(payload, 2);
+  b.set([0x20, 0x5d], payload.length + 2);
+  return b;
+}
+
+/** Both, where the backend holds the payload (its memory, for the core), as given, and where it lies in a larger buffer. */
 function bothWays(backend: Backend, codec: FrameCodec<unknown>, payload: Uint8Array): void {
   const want = built(codec, payload);
   expect(judged(codec, payload)).toEqual(want);
+  expect(judgeFrame(codec, surrounded(payload), 2, 2 + payload.length)?.toJSON() ?? null).toEqual(want);
   if (backend.verifyHeld) backend.verifyHeld(payload, (view) => expect(judged(codec, view)).toEqual(want));
 }
 
@@ -97,6 +108,35 @@ describe.each(BACKEND_ROWS)(`%s: judgeFrame gives buildFrame's answer on generat
     expect(accepted).toBeGreaterThan(RUNS / 10);
     expect(verified - accepted).toBeGreaterThan(RUNS / 20);
     expect(fast).toBeGreaterThan(accepted / 2);
+  });
+});
+
+describe.each(BACKEND_ROWS)('%s: judgeFrame on a valid frame where it lies', (_b, backend) => {
+  test('allocates nothing: 2,000 short listings judged take under 16 KiB of new space, where a view a frame took 190 KiB', () => {
+    const codec = ENDPOINTS['list-resources'].withBackend(backend);
+    const frames = Array.from({ length: 64 }, (_, k) =>
+      surrounded(
+        codec.encode({
+          kind: 'result',
+          result: {
+            resources: [{ uri: `file:///data/resources/r${k * 7919}.txt`, name: `r${k}`, mimeType: 'text/plain', size: k, description: 'a file' }],
+          },
+        }),
+      ),
+    );
+    const newSpace = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')!.space_used_size;
+    // A scavenge in a round empties new space: the least growth over the rounds is what the judging allocates.
+    let least = Number.POSITIVE_INFINITY;
+    for (let round = 0; round < 40; round++) {
+      const before = newSpace();
+      for (let n = 0; n < 2000; n++) {
+        const b = frames[n & 63];
+        if (judgeFrame(codec, b, 2, b.length - 2) !== null) throw new Error('a valid listing refused');
+      }
+      const grew = newSpace() - before;
+      if (grew >= 0) least = Math.min(least, grew);
+    }
+    expect(least).toBeLessThan(16 * 1024);
   });
 });
 

@@ -168,7 +168,9 @@ async function inProcessCases(lib, f, native, rounds, wanted, progress) {
       })
     : [];
   const lengths = padded.map((p) => p.length - native.padding);
-  if (native && padded.some((p, k) => !native.isValid(p, lengths[k]))) throw new Error('relay/in-process: simdjson refuses a frame body of the stream');
+  if (native && padded.some((p, k) => !native.isValid(p, lengths[k])))
+    throw new Error('relay/in-process: simdjson refuses a frame body of the stream');
+  /** @type {{ wall: number, cpu: number, faults: number }[][]} */
   const relayRuns = levels.map(() => []);
   const peerRuns = [];
   for (let r = 0; r < rounds; r++) {

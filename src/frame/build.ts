@@ -18,7 +18,7 @@ export function codecFor<R>(choice: CodecChoice<R>, channel: number): FrameCodec
 }
 
 type Build = (payload: Uint8Array, fault: Fault | null) => Frame<unknown> | FrameError;
-type Judge = (payload: Uint8Array) => FrameError | null;
+type Judge = (bytes: Uint8Array, start: number, end: number) => FrameError | null;
 const BUILDERS = new WeakMap<object, Build>();
 const JUDGES = new WeakMap<object, Judge>();
 
@@ -48,10 +48,11 @@ export function buildFrame<R>(codec: FrameCodec<R>, payload: Uint8Array, fault: 
  * The frame error buildFrame(codec, payload, null) would give, or null when
  * it would give a frame, without building the frame where that can be
  * avoided: for the relay's 'full' level, which forwards bytes and throws
- * values away. `payload` is a frame a backend already accepted (rule 4.1).
+ * values away. The frame is bytes[start, end), which a backend already
+ * accepted (rule 4.1); read where it lies, so a valid frame costs no view.
  */
-export function judgeFrame(codec: FrameCodec<unknown>, payload: Uint8Array): FrameError | null {
+export function judgeFrame(codec: FrameCodec<unknown>, bytes: Uint8Array, start = 0, end = bytes.length): FrameError | null {
   const judge = JUDGES.get(codec);
   if (!judge) throw new TypeError('mcp-frames: not a codec made by defineCodec');
-  return judge(payload);
+  return judge(bytes, start, end);
 }

@@ -22,6 +22,7 @@ import type { Fault } from '../wire/fault.js';
 import { checkBackend, defaultBackend } from '../backend/default.js';
 import { locate } from '../contract/locate.js';
 import { acceptsBytes, judgeBytes, numberFrom, SMALL } from '../contract/judge-bytes.js';
+import type { StringKit } from '../contract/string-kit.js';
 import {
   codeRange,
   compiledJudge,
@@ -162,10 +163,13 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: PublicBackend): Fra
    * on a 280 MB error frame whose `data` was 140 million zeros. It forwards
    * it now, as WIRE.md section 7 asks of a valid frame.
    */
-  function judgeOnly(payload: Uint8Array): FrameError | null {
-    if (payload[0] === TAG_RESULT && resultNode !== undefined && acceptsBytes(resultNode, payload, 1, payload.length, { strings: use().strings })) {
-      return null;
+  function judgeOnly(b: Uint8Array, start: number, end: number): FrameError | null {
+    if (b[start] === TAG_RESULT && resultNode !== undefined) {
+      // One options object for every call: the verdict on a valid frame allocates nothing.
+      byteOptions.strings = use().strings;
+      if (acceptsBytes(resultNode, b, start + 1, end, byteOptions)) return null;
     }
+    const payload = b.subarray(start, end);
     if (payload[0] === TAG_ERROR && errorNode !== undefined && payload.length - 1 > SMALL) {
       const strings = use().strings;
       const bad = acceptsBytes(errorNode, payload, 1, payload.length, { strings })
@@ -179,6 +183,7 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: PublicBackend): Fra
     const frame = build(payload, null);
     return frame instanceof FrameError ? frame : null;
   }
+  const byteOptions: { strings: StringKit | undefined } = { strings: undefined };
 
   /**
    * A result that may hold a blob, judged where the backend holds it: the

@@ -33,7 +33,7 @@ import { resolveLimits, type StreamLimits } from '../records/limits.js';
 import { ALREADY_OPEN, OpenChannels } from '../exchange/open-channels.js';
 import { ENTRY_FIELDS, type Fold, FOLD_MAX, KIND_RUN, NOT_VERIFIED, type RecordReader, type RecordSink, type Scan } from '../records/reader.js';
 import { RecordError, type RecordFault } from '../records/record-error.js';
-import { asBytes, encodeFinish, HEADER_SIZE, KIND_FINISH } from '../records/record.js';
+import { asBytes, encodeFinish, HEADER_SIZE, KIND_FINISH, KIND_RESPONSE, readU32 } from '../records/record.js';
 import type { RelayFault } from './fault.js';
 import { OutputQueue } from './output-queue.js';
 
@@ -354,8 +354,8 @@ export class RelayState implements RecordSink {
   private stopped: RecordFault | null = null;
   /** Milliseconds spent on chunks that completed no response yet: the next response-completing chunk shares them out. */
   private carriedMs = 0;
-  /** The open channels as a kernel folds exchanges against them; null at 'full', where every response is judged here. */
-  private readonly folding: Fold | null;
+  /** The open channels as a kernel folds exchanges against them. */
+  private readonly folding: Fold;
 
   constructor(
     private readonly options: RelayOptions,
@@ -371,17 +371,14 @@ export class RelayState implements RecordSink {
     this.open = new OpenChannels(limits.maxOpenChannels, limits.maxHeldBytes);
     this.out = new Gatherer(forward, stats);
     this.pending = new CutRecord(stats);
-    this.folding =
-      level === 'full'
-        ? null
-        : {
-            count: 0,
-            ids: new Uint32Array(FOLD_MAX),
-            lengths: new Float64Array(FOLD_MAX),
-            held: 0,
-            maxOpen: limits.maxOpenChannels,
-            maxHeld: limits.maxHeldBytes,
-          };
+    this.folding = {
+      count: 0,
+      ids: new Uint32Array(FOLD_MAX),
+      lengths: new Float64Array(FOLD_MAX),
+      held: 0,
+      maxOpen: limits.maxOpenChannels,
+      maxHeld: limits.maxHeldBytes,
+    };
     this.reader = backend.createReader({ maxFrameBytes: limits.maxFrameBytes, verify: this.level !== 'none' }, this);
   }
 
@@ -495,10 +492,9 @@ export class RelayState implements RecordSink {
 
   // The sink: called by the reader in stream order.
 
-  /** The open channels for a kernel that folds whole exchanges (RecordSink.fold); null at 'full'. */
-  fold(): Fold | null {
+  /** The open channels for a kernel that folds whole exchanges (RecordSink.fold). */
+  fold(): Fold {
     const folding = this.folding;
-    if (folding === null) return null;
     folding.count = this.open.list(folding.ids, folding.lengths, FOLD_MAX);
     folding.held = this.open.held;
     return folding;
@@ -517,67 +513,122 @@ export class RelayState implements RecordSink {
    */
   records(scan: Scan, streamBase: number, verify: boolean): number {
     const { table, count, bytes, base } = scan;
-    const open = this.open;
     const stats = this.stats;
-    const level = this.level;
     let k = 0;
     try {
       for (let e = 0; k < count; k++, e += ENTRY_FIELDS) {
+        const kind = table[e];
         const channel = table[e + 1] >>> 0;
         const at = table[e + 2] >>> 0;
-        const offset = streamBase + at;
-        const kind = table[e];
         if (kind === KIND_RUN) {
           // `channel` whole exchanges the kernel folded: each a valid response and its finish, forwarded as they came.
+          // At 'full' the schema judges each frame first, and a run with a refusal in it is taken record by record.
+          if (this.level === 'full' && !this.runPasses(bytes, base + at, channel)) {
+            this.recordByRecord(bytes, base + at, streamBase + at, channel);
+            continue;
+          }
           const length = table[e + 3] >>> 0;
           stats.responsesIn += channel;
           stats.responsesOut += channel;
           stats.finishesIn += channel;
           stats.finishesOut += channel;
-          this.lastEnd = offset + length;
-          this.pass(offset, length);
+          this.lastEnd = streamBase + at + length;
+          this.pass(streamBase + at, length);
           continue;
         }
-        if (kind === KIND_FINISH) {
-          stats.finishesIn++;
-          this.lastEnd = offset + HEADER_SIZE;
-          open.close(channel);
-          stats.finishesOut++;
-          this.pass(offset, HEADER_SIZE);
-          continue;
-        }
-        const length = table[e + 3] >>> 0;
-        const verdict = open.take(channel, length, offset);
-        if (verdict > 0) break; // a record error: the reader reports it
-        stats.responsesIn++;
-        this.lastEnd = offset + HEADER_SIZE + length;
-        if (verdict === ALREADY_OPEN) {
-          stats.openChannels = open.size;
-          stats.heldBytes = open.held;
-          this.report({ reason: 'sequence-violation', channel, offset });
-          this.pending.clear();
-          continue;
-        }
-        const status = verify ? table[e + 4] : NOT_VERIFIED;
-        if (level !== 'none' && (status !== Status.Ok || level === 'full')) {
-          // Counted open before the verdict, as response() counts it: an onFault that throws sees the channel open.
-          stats.openChannels = open.size;
-          stats.heldBytes = open.held;
-          const failed = this.judge(channel, bytes, base + at + HEADER_SIZE, length, status, table[e + 5]);
-          if (failed) {
-            this.report({ reason: 'frame-error', channel, offset, frame: failed });
-            this.pending.clear();
-            continue;
-          }
-        }
-        stats.responsesOut++;
-        this.pass(offset, HEADER_SIZE + length);
+        const taken = this.record(
+          kind,
+          channel,
+          streamBase + at,
+          bytes,
+          base + at,
+          table[e + 3] >>> 0,
+          verify ? table[e + 4] : NOT_VERIFIED,
+          table[e + 5],
+        );
+        if (!taken) break; // a record error: the reader reports it
       }
     } finally {
-      stats.openChannels = open.size;
-      stats.heldBytes = open.held;
+      stats.openChannels = this.open.size;
+      stats.heldBytes = this.open.held;
     }
     return k;
+  }
+
+  /** Whether the schema accepts every frame of the `count` exchanges folded from bytes[at]. */
+  private runPasses(bytes: Uint8Array, at: number, count: number): boolean {
+    const endpoint = this.options.endpoint!;
+    for (let n = 0; n < count; n++) {
+      const start = at + HEADER_SIZE;
+      const end = start + readU32(bytes, at + 5);
+      if (judgeFrame(codecFor(endpoint, readU32(bytes, at + 1)), bytes, start, end) !== null) return false;
+      at = end + HEADER_SIZE;
+    }
+    return true;
+  }
+
+  /** The `count` exchanges folded from bytes[at] (stream offset `offset`), one record at a time. */
+  private recordByRecord(bytes: Uint8Array, at: number, offset: number, count: number): void {
+    for (let n = 0; n < count; n++) {
+      const channel = readU32(bytes, at + 1);
+      const length = readU32(bytes, at + 5);
+      // The kernel folds only a response the limits admit on a channel not open: take() admits it as well.
+      this.record(KIND_RESPONSE, channel, offset, bytes, at, length, Status.Ok, 0);
+      at += HEADER_SIZE + length;
+      offset += HEADER_SIZE + length;
+      this.record(KIND_FINISH, channel, offset, bytes, at, 0, Status.Ok, 0);
+      at += HEADER_SIZE;
+      offset += HEADER_SIZE;
+    }
+  }
+
+  /** One record of a scan, its header at bytes[at] and stream offset `offset`; false at a record error, which the reader reports. */
+  private record(
+    kind: number,
+    channel: number,
+    offset: number,
+    bytes: Uint8Array,
+    at: number,
+    length: number,
+    status: number,
+    faultOffset: number,
+  ): boolean {
+    const open = this.open;
+    const stats = this.stats;
+    if (kind === KIND_FINISH) {
+      stats.finishesIn++;
+      this.lastEnd = offset + HEADER_SIZE;
+      open.close(channel);
+      stats.finishesOut++;
+      this.pass(offset, HEADER_SIZE);
+      return true;
+    }
+    const verdict = open.take(channel, length, offset);
+    if (verdict > 0) return false;
+    stats.responsesIn++;
+    this.lastEnd = offset + HEADER_SIZE + length;
+    if (verdict === ALREADY_OPEN) {
+      stats.openChannels = open.size;
+      stats.heldBytes = open.held;
+      this.report({ reason: 'sequence-violation', channel, offset });
+      this.pending.clear();
+      return true;
+    }
+    const level = this.level;
+    if (level !== 'none' && (status !== Status.Ok || level === 'full')) {
+      // Counted open before the verdict, as response() counts it: an onFault that throws sees the channel open.
+      stats.openChannels = open.size;
+      stats.heldBytes = open.held;
+      const failed = this.judge(channel, bytes, at + HEADER_SIZE, length, status, faultOffset);
+      if (failed) {
+        this.report({ reason: 'frame-error', channel, offset, frame: failed });
+        this.pending.clear();
+        return true;
+      }
+    }
+    stats.responsesOut++;
+    this.pass(offset, HEADER_SIZE + length);
+    return true;
   }
 
   admit(channel: number, length: number): number {
@@ -619,7 +670,10 @@ export class RelayState implements RecordSink {
   private judge(channel: number, bytes: Uint8Array, start: number, length: number, status: number, faultOffset: number): FrameErrorJSON | null {
     const level = this.level;
     if (level === 'none') return null;
-    if (status === Status.Ok && level === 'json') return null;
+    if (status === Status.Ok) {
+      if (level === 'json') return null;
+      return judgeFrame(codecFor(this.options.endpoint!, channel), bytes, start, start + length)?.toJSON() ?? null;
+    }
     const payload = bytes.subarray(start, start + length);
     const verdict = status === NOT_VERIFIED ? this.backend.verifyFrame(payload) : frameFault(status, faultOffset);
     // As data: the report needs no Error, whose stack would cost more than the frame (frame-error.ts).
