@@ -13,7 +13,7 @@
 // status from ./status.
 
 import { verifyFrame as verifyFrameAt, frameFaultOffset, TAG_ERROR, TAG_RESULT } from './frame';
-import { scanRecords as scanRecordsAt, table, stop, fold, TABLE_CAPACITY, ENTRY_FIELDS } from './records';
+import { scanRecords as scanRecordsAt, table, stop, fold, TABLE_CAPACITY, ENTRY_FIELDS, FOLD_MAX } from './records';
 import { textValid } from './text-simd';
 import { alphabetRun, base64Valid } from './base64';
 import { stringEnd as stringEndAt } from './string-end';
@@ -40,6 +40,11 @@ export function tableCapacity(): i32 {
 
 export function entryFields(): i32 {
   return ENTRY_FIELDS;
+}
+
+/** How many open channels the fold block holds. */
+export function foldMax(): i32 {
+  return FOLD_MAX;
 }
 
 /** Tag dispatch and rule 4.1 over one payload; the fault's offset via faultOffset(). */

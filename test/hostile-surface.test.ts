@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { METRICS_MAX_CONNECTIONS, serveMetrics } from '../src/cli/metrics.js';
 import { BackendUnavailableError, createLoader } from '../src/backend/loader.js';
+import { CoreInstance } from '../src/backend/wasm/instance.js';
 import { backend, init, loadBackend, setDefaultBackend } from '../src/runtime/core.js';
 import { defaultBackend } from '../src/backend/default.js';
 import { jsBackend } from '../src/backend/js.js';
@@ -186,6 +187,16 @@ describe('backends from builds that are not good cores', () => {
     expect(() => load('wasm-scalar')).toThrow(
       new BackendUnavailableError("the scalar build does not load here: the module is not mcp-frames' core (it has no export memory)"),
     );
+  });
+
+  it('a core whose record table or fold block is laid out otherwise is refused as it is instantiated', () => {
+    const real = new WebAssembly.Instance(new WebAssembly.Module(build('scalar')), {});
+    const laidOut = (change: Record<string, () => number>) => ({ exports: { ...real.exports, ...change } }) as unknown as WebAssembly.Instance;
+    expect(() => new CoreInstance(laidOut({}))).not.toThrow();
+    expect(() => new CoreInstance(laidOut({ entryFields: () => 7 }))).toThrow(
+      new Error("the core's record layout (7 fields an entry, 8 fold slots) is not this package's (6, 8): a core from another build"),
+    );
+    expect(() => new CoreInstance(laidOut({ foldMax: () => 16 }))).toThrow(/\(6 fields an entry, 16 fold slots\)/);
   });
 
   it('init(): before it, a core asked for says what brings it; a second call changes nothing, loadBackend included', () => {

@@ -8,7 +8,7 @@
 // Scratch grows in steps of at least 1 MiB, and every view is made again
 // after a growth, because growing detaches the old ArrayBuffer.
 
-import { FOLD_MAX, type Fold } from '../../records/reader.js';
+import { ENTRY_FIELDS, FOLD_MAX, type Fold } from '../../records/reader.js';
 
 /** The exports of build/core-*.wasm (assembly/index.ts). */
 export interface CoreExports {
@@ -22,6 +22,7 @@ export interface CoreExports {
   foldBlock(): number;
   tableCapacity(): number;
   entryFields(): number;
+  foldMax(): number;
   verifyFrame(ptr: number, length: number): number;
   screenFrame(ptr: number, length: number): number;
   faultOffset(): number;
@@ -40,6 +41,7 @@ export const CORE_EXPORTS = [
   ['foldBlock', 'function'],
   ['tableCapacity', 'function'],
   ['entryFields', 'function'],
+  ['foldMax', 'function'],
   ['verifyFrame', 'function'],
   ['screenFrame', 'function'],
   ['faultOffset', 'function'],
@@ -131,6 +133,12 @@ export class CoreInstance {
     this.scratch = this.exports.scratch();
     this.tableCapacity = this.exports.tableCapacity();
     this.entryFields = this.exports.entryFields();
+    // The record table and the fold block are laid out in assembly/records.ts and read here by the same numbers.
+    const foldMax = this.exports.foldMax();
+    if (this.entryFields !== ENTRY_FIELDS || foldMax !== FOLD_MAX)
+      throw new Error(
+        `the core's record layout (${this.entryFields} fields an entry, ${foldMax} fold slots) is not this package's (${ENTRY_FIELDS}, ${FOLD_MAX}): a core from another build`,
+      );
     this.tableAt = this.exports.recordTable();
     this.stopAt = this.exports.stopBlock();
     this.foldAt = this.exports.foldBlock();
