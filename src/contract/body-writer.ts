@@ -1,76 +1,36 @@
-// A frame as encode writes it (WIRE.md section 5): the tag, then the body as compact JSON, checked against rule 4.1 as it is written.
+// A frame as encode writes it (WIRE.md section 5): the tag, then the body as
+// compact JSON, checked against rule 4.1 as it is written.
 //
-// # One pass, and what the schema judges
+// The walk reads each member once, with JSON.stringify's operations in its
+// order (SerializeJSONProperty: Get, toJSON with the key, a boxed value's
+// primitive), and writes its UTF-8 into a scratch buffer. The schema (rules
+// 4.2, 4.3) judges the value JSON.parse would make of those bytes, never the
+// caller's value, which a getter or a Proxy may answer differently on a
+// second read: what is checked, judged and written is one reading.
+// JSON.stringify then a check of its output would miss what it alters
+// silently (NaN as null, a function left out), and one V8 string is shorter
+// than the frame limit.
 //
-// The writer reads every member of the value exactly once, in the order
-// and with the operations JSON.stringify uses (ECMA-262 SerializeJSONProperty:
-// Get, then toJSON with the key, then the primitive inside a boxed value),
-// checks what it read, and writes its UTF-8 straight into a scratch buffer.
-// As it goes it builds the value JSON.parse would make of those bytes: plain
-// objects and arrays around the same primitives. That copy is what the
-// schema judges (rules 4.2 and 4.3), never the caller's value, because a
-// getter or a Proxy may answer a second read differently, and a Proxy
-// cannot be told apart from a plain object in JavaScript. So what was
-// checked, what was judged and what was written are one reading of the
-// value, and no output is needed to prove it afterwards: the bytes come
-// from the checks themselves.
+// Without a plan the walk builds that value as a copy. With a plan
+// (judge-plan.ts) it judges each member as it writes it, copying only what
+// the plan cannot follow (a toJSON, a leaf's container), and a refusal is
+// named on the value parsed back from the bytes: 4–26% fewer instructions
+// and 8–27% less CPU time than the copy on listings and servers' answers.
 //
-// A codec with a compiled judge gives the writer a plan made from it
-// (judge-plan.ts), and then the copy is not built: the writer judges each
-// member as it writes it, and a member the schema does not look into
-// (`_meta`, a tool's input schema, a member it does not know) is only
-// written. Where the plan cannot follow the value (a leaf's container, a
-// toJSON), that part is copied and judged as before. A refusal is named
-// by the judge on the value parsed back from the bytes, which is the copy
-// the writer would have built. Against the copy and the judge's walk
-// after it, encode counted 4 to 26% fewer instructions on the listings
-// and the reference servers' answers (instructions counted under valgrind, 200 rounds)
-// and took 8 to 27% less time side by side (side by side, in CPU time).
+// Where it differs from JSON.stringify, besides refusing (encode-rules.ts):
+// - a boxed primitive is found by instanceof (or its constructor's name,
+//   from another realm) and confirmed by its slot, only when its prototype
+//   is not Object.prototype or null: a throwing brand check costs ~10 µs,
+//   and Object.prototype.toString reads Symbol.toStringTag, which a Proxy
+//   sees. One with a changed prototype is written as an object (`{"0":"a"}`);
+// - members are enumerated by for-in and an own-property test: the same
+//   names in the same order, but a Proxy sees getPrototypeOf and two
+//   getOwnPropertyDescriptor calls per name, and a member whose descriptor
+//   a trap withdraws mid-walk is left out.
 //
-// The other way, JSON.stringify then a check of its output, cannot see what
-// JSON.stringify altered without a trace (NaN written as null, a function
-// left out) and builds the text as one V8 string, which has a length limit
-// below the frame limit.
-//
-// PERF NOTES (on the copy, which a codec without a plan still builds):
-// building only what the compiled judge reads was tried and dropped. Side
-// by side, the captures took 0 to 9% less time but the listing and error
-// fixtures 5 to 20% more: the plan's lookups and second walks cost more
-// than the objects saved, and the copy is about a tenth of encode.
-//
-// # Where it differs from JSON.stringify
-//
-// - It refuses what decode would refuse (encode-rules.ts): JSON.stringify
-//   would alter those values instead.
-// - A boxed primitive is found by its prototype chain (instanceof, or for
-//   another realm's, the name of its prototype's constructor), then
-//   confirmed by its internal slot, and only for an object whose prototype
-//   is not Object.prototype or null. JSON.stringify looks at the slot alone,
-//   but a brand check that throws costs about 10 µs here, too much for
-//   every object, and Object.prototype.toString would read
-//   Symbol.toStringTag, a read a Proxy sees and JSON.stringify does not
-//   make. So a boxed primitive whose prototype was changed (to
-//   Object.prototype, to null, to anything but its own kind's) is written as
-//   the object it also is (`{"0":"a"}` for a String) where JSON.stringify
-//   writes its primitive. The bytes are still what was checked and judged.
-// - An object's members are enumerated with for-in and an own-property test
-//   (see object()), which names the same members in the same order as
-//   JSON.stringify's EnumerableOwnProperties. A Proxy sees more of its
-//   traps called: getPrototypeOf, and getOwnPropertyDescriptor twice for
-//   each name, between the reads of its members rather than before them.
-//   Its get trap is called as JSON.stringify calls it, once per member and
-//   in order. A member whose descriptor a trap withdraws during the walk is
-//   left out, where JSON.stringify would read it.
-//
-// # Buffers
-//
-// One scratch buffer is kept between calls and grown by doubling, so a
-// steady stream of frames allocates only the copy of exactly the frame's
-// length that each call returns. A scratch buffer above KEEP_BYTES is let
-// go after the call that needed it. A call made while another is running
-// (from a toJSON or a getter) gets a writer of its own.
-//
-// A short frame is copied out into a shared slab (slab-pool.ts).
+// The scratch buffer is kept between calls (up to KEEP_BYTES); a call made
+// during another (from a toJSON or a getter) gets a writer of its own. A
+// short frame is copied into a shared slab (slab-pool.ts).
 
 import { isBase64Bytes } from './base64.js';
 import { type EncodeError, REFUSAL } from './encode-rules.js';
@@ -102,18 +62,13 @@ export { FRAME_LIMITS, POOLED };
 const KEEP_BYTES = 16 * 1024 * 1024;
 
 /**
- * The longest array encode writes. V8 holds an array's elements in one
- * block of at most 2^27 - 3 (64-bit, no pointer compression), and stops
- * the process, with a fatal error and no exception, when asked for more:
- * JSON.parse making an array of 150 million elements does, and so did the
- * writer's copy, which grows by half again, at about 113 million. Half of
- * V8's longest leaves room for that growth; an array this long is 128 MiB
- * of text at least, eight times the default frame limit.
+ * The longest array encode writes: half of V8's largest element block
+ * (2^27 - 3), past which V8 aborts the process with no exception (JSON.parse
+ * at 150M elements; the copy, grown by half, at 113M).
  */
 const MAX_ELEMENTS = 2 ** 26;
 
-// Builtins taken once, so that a program that patches them later changes
-// neither what is checked nor what is written.
+// Taken once: a program that patches them later changes nothing here.
 const isArray = Array.isArray;
 const ownProperty = Object.prototype.hasOwnProperty;
 const protoOf = Object.getPrototypeOf;
@@ -124,16 +79,10 @@ const numberValue = Number.prototype.valueOf;
 const booleanValue = Boolean.prototype.valueOf;
 
 /**
- * A plain object, as JSON.parse makes one: every member its own, whatever
- * Object.prototype holds. `__proto__` is Object.prototype's setter, and an
- * assignment to a name Object.prototype holds read-only throws (the
- * override mistake: every method of a frozen Object.prototype, as under SES
- * lockdown, so `constructor` and `toString` could not be written), as does
- * one to a name whose inherited setter throws. JSON.parse defines each
- * member, as defineProperty does here.
- *
- * PERF NOTES: the assignment stays the common path, and V8 optimizes the
- * try around it; defineProperty for every member would be a runtime call each.
+ * Sets a member as JSON.parse defines it, whatever Object.prototype holds:
+ * `__proto__`, a name frozen there (the override mistake, as under SES) or
+ * one whose inherited setter throws is defined instead. PERF NOTES: the
+ * assignment is the common path; defineProperty is a runtime call each.
  */
 function setMember(copy: Record<string, unknown>, key: string, value: unknown): void {
   if (key === '__proto__') {
@@ -157,7 +106,7 @@ function toLength(raw: unknown): number {
   return n > 0 ? Math.min(n, Number.MAX_SAFE_INTEGER) : 0;
 }
 
-/** Which primitive a non-plain object boxes, by its internal slot; 0 for none. */
+/** Which primitive a non-plain object boxes, by its internal slot. */
 const NONE = 0;
 const BOXED_STRING = 1;
 const BOXED_NUMBER = 2;
@@ -165,17 +114,12 @@ const BOXED_BOOLEAN = 3;
 const BOXED_BIGINT = 4;
 
 function boxed(o: object, proto: object): number {
-  // instanceof walks the prototype chain and reads no member, so a Proxy's
-  // get trap sees nothing JSON.stringify would not make it see; the brand
-  // check then confirms the slot (and throws, at a cost, only for an object
-  // that inherits from String.prototype and so on without being one).
+  // instanceof reads no member, so a Proxy's get trap sees nothing more.
   if (o instanceof String) return hasSlot(stringValue, o) ? BOXED_STRING : NONE;
   if (o instanceof Number) return hasSlot(numberValue, o) ? BOXED_NUMBER : NONE;
   if (o instanceof Boolean) return hasSlot(booleanValue, o) ? BOXED_BOOLEAN : NONE;
   if (typeof BigInt === 'function' && o instanceof BigInt) return hasSlot(BigInt.prototype.valueOf, o) ? BOXED_BIGINT : NONE;
-  // A boxed primitive from another realm (a vm context, an iframe) has that
-  // realm's prototype, whose constructor has the same name; the brand checks
-  // of this realm accept its slot.
+  // Another realm's (a vm context, an iframe): this realm's brand checks accept its slot.
   const ctor = (proto as { constructor?: unknown }).constructor;
   if (typeof ctor !== 'function') return NONE;
   switch (ctor.name) {
@@ -200,11 +144,7 @@ function hasSlot(brand: (this: object) => unknown, o: object): boolean {
   }
 }
 
-/**
- * A plan's verdict on a string just written to b[start, end), quotes
- * included: a blob is checked on those bytes, the same rule as isBase64
- * on the string (base64.ts), with no second encoding of the string.
- */
+/** A plan's verdict on a string just written to b[start, end), quotes included: a blob's on those bytes. */
 function stringOk(p: Plan, s: string, b: Uint8Array, start: number, end: number): boolean {
   const kind = p.kind;
   if (kind === STRING || kind === ANY) return true;
@@ -213,29 +153,45 @@ function stringOk(p: Plan, s: string, b: Uint8Array, start: number, end: number)
   return kind === VALUE && (p.node as JudgeNode).ok(s);
 }
 
-/** A plan's verdict on a value already written (a primitive, or the copy of a container): its node's, or ANY's. */
+/** A plan's verdict on a value already written (a primitive, or a container's copy). */
 function okAs(p: Plan, written: unknown): boolean {
   return p.kind === ANY || (p.node as JudgeNode).ok(written);
 }
 
-/** The writer's walk over a value, on the output of utf8-writer.ts; one is kept and reused between calls. */
+/**
+ * The index of `k` in `names`, searched from `guess` on, then before it.
+ * PERF NOTES: members mostly come in the schema's order, and names are
+ * internalized, so each test compares pointers: cheaper than a Map, which
+ * took 4.2% of encoding resources/read answers (599 ns a frame against 655).
+ */
+function findName(names: readonly string[], k: string, guess: number): number {
+  for (let j = guess; j < names.length; j++) if (names[j] === k) return j;
+  for (let j = 0; j < guess; j++) if (names[j] === k) return j;
+  return -1;
+}
+
+/** The walk over a value, writing through utf8-writer.ts. */
 class BodyWriter extends Utf8Writer {
   busy = false;
 
-  /** The tag, then the body; returns the value as written (what JSON.parse would make of the bytes). */
-  frame(tag: number, body: unknown): unknown {
+  /** The tag, then the body, refused where `judge` refuses its copy. */
+  frame(tag: number, body: unknown, judge: Judge): void {
     this.start(tag, body);
     const written = this.value(body, '', false);
     this.checkLength();
-    return written;
+    const bad = judge(written);
+    if (bad) this.refuseWith(bad);
   }
 
-  /** The tag, then the body under a plan; returns the plan's verdict on the value as written. */
-  judgedFrame(tag: number, body: unknown, plan: Plan): boolean {
+  /** The tag, then the body under a plan; `judge` names a refusal on the value parsed back from the bytes. */
+  judgedFrame(tag: number, body: unknown, plan: Plan, judge: Judge): void {
+    newJudgement();
     this.start(tag, body);
     const ok = this.judged(body, '', false, plan);
     this.checkLength();
-    return ok;
+    if (ok) return;
+    const bad = judge(JSON.parse(utf8Text(this.buf, 1, this.pos)));
+    if (bad) this.refuseWith(bad);
   }
 
   start(tag: number, body: unknown): void {
@@ -248,7 +204,7 @@ class BodyWriter extends Utf8Writer {
 
   /** SerializeJSONProperty on a value already read: returns the value as written. */
   value(v: unknown, key: string | number, inArray: boolean): unknown {
-    // One typeof test at a time, commonest first: 0.4 to 1.5% fewer instructions for encode than a switch on typeof (instructions counted under valgrind).
+    // typeof tests, commonest first: 0.4–1.5% fewer instructions than a switch.
     if (typeof v === 'string') {
       if (!this.string(v)) this.refuse(REFUSAL.loneSurrogate);
       return v;
@@ -258,7 +214,6 @@ class BodyWriter extends Utf8Writer {
         this.literal(NULL);
         return null;
       }
-      // Read once, as JSON.stringify reads it, and called with the key.
       const toJSON = (v as { toJSON?: unknown }).toJSON;
       if (typeof toJSON === 'function') return this.converted(toJSON.call(v, typeof key === 'number' ? String(key) : key), inArray);
       return this.container(v);
@@ -276,14 +231,9 @@ class BodyWriter extends Utf8Writer {
   }
 
   /**
-   * A BigInt, a function or a symbol. SerializeJSONProperty reads toJSON of
-   * a BigInt as of any object, a function included: BigInt.prototype.toJSON
-   * is the common way to write BigInts. Without one, JSON.stringify throws (a
-   * BigInt) or leaves the value out (a function): refused.
-   *
-   * PERF NOTES: a method of its own, not a branch at the end of value():
-   * there it made encode of the everything server's answers count 9 to 10%
-   * more instructions (instructions counted under valgrind), none of them a BigInt.
+   * A BigInt, a function or a symbol: written through its toJSON (as
+   * BigInt.prototype.toJSON is commonly set), else refused. PERF NOTES: a
+   * branch in value() cost 9–10% more instructions on the servers' answers.
    */
   other(v: unknown, key: string | number, inArray: boolean): unknown {
     if (typeof v === 'bigint' || typeof v === 'function') {
@@ -315,19 +265,17 @@ class BodyWriter extends Utf8Writer {
   unboxed(o: object, which: number): unknown {
     switch (which) {
       case BOXED_STRING: {
-        // ToString: Symbol.toPrimitive, toString, valueOf, as JSON.stringify calls them.
+        // ToString and ToNumber call what JSON.stringify calls; the Boolean's slot is read.
         const s = `${o}`;
         if (!this.string(s)) this.refuse(REFUSAL.loneSurrogate);
         return s;
       }
       case BOXED_NUMBER: {
-        // ToNumber, likewise; a BigInt from valueOf throws, as in JSON.stringify.
         const n = +o;
         this.number(n);
         return n === 0 ? 0 : n;
       }
       case BOXED_BOOLEAN: {
-        // The slot itself: JSON.stringify calls nothing here.
         const b = booleanValue.call(o);
         this.literal(b ? TRUE : FALSE);
         return b;
@@ -337,13 +285,7 @@ class BodyWriter extends Utf8Writer {
     }
   }
 
-  /**
-   * SerializeJSONProperty under a plan (judge-plan.ts): writes as value()
-   * writes, reading the value the same way, and returns the plan's verdict
-   * on the value as written. Nothing is copied where the plan follows the
-   * value; where it does not, value() writes and copies, and the node judges
-   * the copy.
-   */
+  /** value() under a plan: the plan's verdict on the value as written, copying only where the plan cannot follow. */
   judged(v: unknown, key: string | number, inArray: boolean, p: Plan): boolean {
     const kind = p.kind;
     if (typeof v === 'string') {
@@ -371,7 +313,6 @@ class BodyWriter extends Utf8Writer {
           return kind === ANY;
         }
       }
-      // Any other object is written as its members, and JSON.parse makes a plain object of them.
       return kind === UNION ? this.unionJudged(v as Record<string, unknown>, p) : this.objectJudged(v as Record<string, unknown>, p);
     }
     if (typeof v === 'number') {
@@ -387,13 +328,13 @@ class BodyWriter extends Utf8Writer {
     return kind === ANY || (p.node as JudgeNode).ok(written);
   }
 
-  /** array() under a plan: the verdict of an ARRAY plan (the cap, then each item), ANY's, or false. */
+  /** array() under a plan: an ARRAY plan's verdict (the cap, then each item), ANY's, or false. */
   arrayJudged(a: unknown[], p: Plan): boolean {
     const n = this.enterArray(a);
     const d = this.open.length - 1;
     const path = this.path;
     let ok = p.kind === ARRAY ? n <= p.cap : p.kind === ANY || p.kind === CONTAINER;
-    // Once refused, the rest is only written: the refusal is named from the bytes (writeFrame).
+    // Once refused, the rest is only written.
     let element = ok && p.kind === ARRAY ? (p.element as Plan) : ANY_PLAN;
     this.byte(0x5b);
     for (let i = 0; i < n; i++) {
@@ -411,26 +352,20 @@ class BodyWriter extends Utf8Writer {
     return ok;
   }
 
-  /**
-   * object() under an OBJECT plan: each member by its own plan, then the
-   * absent ones; under a RECORD plan, each member by the record's (but
-   * `__proto__`, which zod's record passes over); under ANY or CONTAINER,
-   * accepted; under an ARRAY plan, refused.
-   */
+  /** object() under a plan: OBJECT's members then the absent ones, RECORD's (but `__proto__`, as zod), ANY's, or false. */
   objectJudged(o: Record<string, unknown>, p: Plan): boolean {
     this.enter(o);
     const d = this.open.length - 1;
     const path = this.path;
     const kind = p.kind;
     const known = kind === OBJECT;
-    // zod's record asks that the realm's objects be plain, as the compiled judge does (judge-kit.ts plainObjects).
+    // zod's record needs plain objects (judge-kit.ts plainObjects).
     let ok = known || kind === ANY || kind === CONTAINER || (kind === RECORD && plainObjects());
     const names = p.names;
     let seen = 0;
     let guess = 0;
     this.byte(0x7b);
     let first = true;
-    // As object() enumerates (see its PERF NOTES).
     for (const k in o) {
       if (!ownProperty.call(o, k)) continue;
       path[d] = k;
@@ -446,26 +381,7 @@ class BodyWriter extends Utf8Writer {
       if (ok && kind === RECORD) {
         if (k !== '__proto__') child = p.element as Plan;
       } else if (ok && known) {
-        // PERF NOTES: members usually come in the schema's order, so the
-        // search starts at the name after the last one found; names from
-        // for-in and from the generated judges are internalized, so each
-        // test is a comparison of pointers, and an object has at most 31
-        // members: cheaper than a lookup in p.index.
-        const count = names.length;
-        for (let j = guess; j < count; j++) {
-          if (names[j] === k) {
-            i = j;
-            break;
-          }
-        }
-        if (i < 0) {
-          for (let j = 0; j < guess; j++) {
-            if (names[j] === k) {
-              i = j;
-              break;
-            }
-          }
-        }
+        i = findName(names, k, guess);
         if (i >= 0) {
           child = p.members[i];
           seen |= 1 << i;
@@ -474,7 +390,7 @@ class BodyWriter extends Utf8Writer {
       }
       if (i >= 0 && p.heads[i].length !== 0) this.head(p.heads[i].length, p.headWords[i]);
       else this.name(k);
-      // A string, most members' value, is judged here without a call to judged().
+      // Most members are strings: judged without a call to judged().
       if (typeof m === 'string') {
         const start = this.pos;
         if (!this.string(m)) this.refuse(REFUSAL.loneSurrogate);
@@ -494,11 +410,9 @@ class BodyWriter extends Utf8Writer {
   }
 
   /**
-   * object() under a UNION plan: the object is walked once, and each member
-   * judged under every option still standing. Where the options standing
-   * give a member one plan (the same node, or all of them ANY), it is judged
-   * once as it is written; where they differ, a primitive is judged by each,
-   * and a container is copied and each option's node judges the copy.
+   * object() under a UNION plan, in one walk: a member the options standing
+   * judge alike is judged as written; otherwise a primitive is judged by
+   * each, and a container's copy by each option's node.
    */
   unionJudged(o: Record<string, unknown>, p: Plan): boolean {
     this.enter(o);
@@ -507,10 +421,9 @@ class BodyWriter extends Utf8Writer {
     const options = p.options;
     const names = p.names;
     const entries = p.entries;
-    const count = names.length;
     let guess = 0;
     let alive = p.all;
-    // Every option's members, a bit each in one mask (judge-plan.ts unionPlan).
+    // Every option's members, a bit each (judge-plan.ts unionPlan).
     let seen = 0;
     this.byte(0x7b);
     let first = true;
@@ -525,27 +438,7 @@ class BodyWriter extends Utf8Writer {
       if (first) first = false;
       else this.byte(0x2c);
       this.name(k);
-      // Found as objectJudged finds a member: from the name after the last
-      // one found, by pointer. PERF NOTES: a Map from names to entries took
-      // 4.2% of the CPU samples of encoding the everything server's
-      // resources/read answers (FindOrderedHashMapEntry); without it, they
-      // took 599 ns a frame against 655 (the median of 5 processes each,
-      // taken in turns, pinned).
-      let at = -1;
-      for (let j = guess; j < count; j++) {
-        if (names[j] === k) {
-          at = j;
-          break;
-        }
-      }
-      if (at < 0) {
-        for (let j = 0; j < guess; j++) {
-          if (names[j] === k) {
-            at = j;
-            break;
-          }
-        }
-      }
+      const at = findName(names, k, guess);
       let member = p.other as UnionMember;
       if (at >= 0) {
         member = entries[at];
@@ -554,7 +447,7 @@ class BodyWriter extends Utf8Writer {
       seen |= member.bits;
       alive &= ~member.kills;
       if (alive === 0 || member.common !== undefined) {
-        // One plan for every option: judged as written, and they stand or fall together.
+        // One plan for every option: they stand or fall together.
         if (!this.judged(m, k, false, alive === 0 ? ANY_PLAN : (member.common as Plan))) alive = 0;
         continue;
       }
@@ -595,7 +488,7 @@ class BodyWriter extends Utf8Writer {
     const raw: unknown = a.length;
     const n = typeof raw === 'number' && raw >>> 0 === raw ? raw : toLength(raw);
     if (n > MAX_ELEMENTS) {
-      // Refused as a value, at the array's own path, as a cycle or a depth is.
+      // Refused at the array's own path, as a cycle is.
       this.open.pop();
       this.refuse(REFUSAL.tooManyElements(MAX_ELEMENTS));
     }
@@ -627,12 +520,9 @@ class BodyWriter extends Utf8Writer {
     const copy: Record<string, unknown> = {};
     this.byte(0x7b);
     let first = true;
-    // PERF NOTES: for-in with an own-property test gives Object.keys's
-    // names in its order, and V8 walks the enumeration cache reading each
-    // member by field index, where Object.keys and a keyed read per name
-    // go megamorphic: a walk of listing-small's values took 55–58 ns
-    // against 88–95, listing-medium's 7.7 µs against 12.1. Object.hasOwn
-    // was as slow as Object.keys. What a Proxy sees: "Where it differs".
+    // PERF NOTES: for-in reads members by field index from V8's enum cache,
+    // where Object.keys (or Object.hasOwn) and keyed reads go megamorphic:
+    // listing-small's values took 55–58 ns against 88–95.
     for (const k in o) {
       if (!ownProperty.call(o, k)) continue;
       path[d] = k;
@@ -652,11 +542,7 @@ class BodyWriter extends Utf8Writer {
     return copy;
   }
 
-  /**
-   * The frame's bytes copied into the caller's `target` when they fit there, and otherwise nothing written.
-   * Its length is read after the walk, since the value's own code (a getter, a toJSON) may have detached or
-   * shrunk its buffer meanwhile.
-   */
+  /** The frame copied into `target` if it fits, whose length is read now: the walk may have detached it. */
   putInto(target: Uint8Array): EncodeIntoResult {
     const n = this.pos;
     if (lengthOf.call(target) < n) return { written: 0, needed: n };
@@ -673,11 +559,9 @@ class BodyWriter extends Utf8Writer {
 
   /** Ready for the next call: the stacks emptied, a large scratch buffer let go. */
   reset(): void {
-    // After a whole walk the stack is empty already; path keeps names of
-    // members, which are short strings, until it is written over.
+    // path keeps short member names until written over.
     if (this.open.length !== 0) this.open.length = 0;
     if (this.refusal !== null) this.refusal = null;
-    // words views the same buffer: both go, or neither does.
     if (this.buf.length > KEEP_BYTES) {
       this.buf = new Uint8Array(0);
       this.bytes = this.buf.buffer as ArrayBuffer;
@@ -690,21 +574,20 @@ class BodyWriter extends Utf8Writer {
 
 const shared = new BodyWriter(FRAME_LIMITS);
 
+/** Rule 4.2 or 4.3 on the value as written: the refusal, or null. */
+type Judge = (written: unknown) => EncodeError | null;
+
 /**
  * Writes a frame: `tag`, then `body` as compact JSON, refusing with an
  * EncodeError what decode would refuse (rule 4.1) and what `judge` refuses
- * in the value as written (the copy the writer builds). Returns a copy of
- * exactly the frame's bytes (a view into a shared slab when shorter than
- * POOLED: see Buffers above). Any exception from the value's own code (a
- * getter, toJSON, a Proxy trap), and a frame too large to allocate, comes
- * out as an EncodeError. `limits` is for tests, which cannot allocate
- * gigabytes.
+ * in the value as written; the value's own exceptions (a getter, toJSON, a
+ * Proxy trap) come out as one too. Returns exactly the frame's bytes (a
+ * slab view below POOLED). `limits` is for tests.
  */
-export function writeFrame(tag: number, body: unknown, judge: (written: unknown) => EncodeError | null, limits = FRAME_LIMITS): Uint8Array {
+export function writeFrame(tag: number, body: unknown, judge: Judge, limits = FRAME_LIMITS): Uint8Array {
   const w = writerFor(limits);
   try {
-    const bad = judge(w.frame(tag, body));
-    if (bad) w.refuseWith(bad);
+    w.frame(tag, body, judge);
     return w.take();
   } catch (e) {
     throw w.failure(e);
@@ -714,31 +597,14 @@ export function writeFrame(tag: number, body: unknown, judge: (written: unknown)
 }
 
 /**
- * writeFrame with a plan (judge-plan.ts, made from the compiled judge that
- * `judge` runs): the value is judged as it is written, with no copy, and
- * `judge` runs only on a value the plan refuses, to name the fault, on the
- * value parsed back from the bytes (what the copy would have been).
- *
- * PERF NOTES: a function of its own, not a branch of writeFrame: with
- * error frames (written with the copy) and results through one function,
- * encode of listing-small ran at 0.66 of the bare peer in a process that
- * had encoded both, against 1.03 to 1.14 in one that had encoded results
- * only (bench/run.mjs, its paired ratios).
+ * writeFrame under a plan made from `judge`'s compiled judge, with no copy.
+ * PERF NOTES: not a branch of writeFrame: through one function with error
+ * frames, listing-small encoded at 0.66× the bare peer, against 1.03–1.14×.
  */
-export function writeJudged(
-  tag: number,
-  body: unknown,
-  plan: Plan,
-  judge: (written: unknown) => EncodeError | null,
-  limits = FRAME_LIMITS,
-): Uint8Array {
+export function writeJudged(tag: number, body: unknown, plan: Plan, judge: Judge, limits = FRAME_LIMITS): Uint8Array {
   const w = writerFor(limits);
   try {
-    newJudgement();
-    if (!w.judgedFrame(tag, body, plan)) {
-      const bad = judge(JSON.parse(utf8Text(w.buf, 1, w.pos)));
-      if (bad) w.refuseWith(bad);
-    }
+    w.judgedFrame(tag, body, plan, judge);
     return w.take();
   } catch (e) {
     throw w.failure(e);
@@ -747,11 +613,7 @@ export function writeJudged(
   }
 }
 
-/**
- * What encodeInto did: `written` bytes of the frame, from the target's
- * start; or, when the target is shorter than the frame, `written` 0 and
- * the `needed` length, with the target untouched.
- */
+/** What encodeInto did: `written` bytes from the target's start, or 0 and the `needed` length, the target untouched. */
 export interface EncodeIntoResult {
   readonly written: number;
   readonly needed?: number;
@@ -763,36 +625,20 @@ const typedArrayTag = Object.getOwnPropertyDescriptor(typedArrayPrototype, Symbo
 const lengthOf = Object.getOwnPropertyDescriptor(typedArrayPrototype, 'length')!.get as (this: Uint8Array) => number;
 const setBytes = (typedArrayPrototype as { set: (this: Uint8Array, from: Uint8Array) => void }).set;
 
-/**
- * Throws a TypeError unless `target` is a Uint8Array (a Buffer is one), as
- * TextEncoder.encodeInto does: before the frame is read, so that nothing of
- * the caller's value runs for a call that cannot succeed.
- */
+/** Throws a TypeError, as TextEncoder.encodeInto, unless `target` is a Uint8Array: before any of the value runs. */
 export function checkTarget(target: unknown): asserts target is Uint8Array {
   if (typedArrayTag.call(target) !== 'Uint8Array') throw new TypeError('encodeInto: the target is not a Uint8Array');
 }
 
 /**
- * writeFrame into the caller's `target`. The frame is written in the
- * writer's scratch buffer, checked and judged whole, and only then copied,
- * so a refusal or a target too short leaves `target` as it was.
- *
- * The other way to never write a partial frame, measuring the frame first
- * and then writing it straight into the target, is a second walk: it reads
- * the caller's value twice, and a getter or a Proxy may answer the second
- * read differently. The copy is what the one walk costs instead.
+ * writeFrame into `target`, copied there only once whole and judged, so a
+ * refusal leaves `target` as it was. Writing straight into it would take a
+ * second walk to measure first, a second reading of the value.
  */
-export function writeFrameInto(
-  tag: number,
-  body: unknown,
-  judge: (written: unknown) => EncodeError | null,
-  target: Uint8Array,
-  limits = FRAME_LIMITS,
-): EncodeIntoResult {
+export function writeFrameInto(tag: number, body: unknown, judge: Judge, target: Uint8Array, limits = FRAME_LIMITS): EncodeIntoResult {
   const w = writerFor(limits);
   try {
-    const bad = judge(w.frame(tag, body));
-    if (bad) w.refuseWith(bad);
+    w.frame(tag, body, judge);
     return w.putInto(target);
   } catch (e) {
     throw w.failure(e);
@@ -802,21 +648,10 @@ export function writeFrameInto(
 }
 
 /** writeJudged into the caller's `target`, as writeFrameInto. */
-export function writeJudgedInto(
-  tag: number,
-  body: unknown,
-  plan: Plan,
-  judge: (written: unknown) => EncodeError | null,
-  target: Uint8Array,
-  limits = FRAME_LIMITS,
-): EncodeIntoResult {
+export function writeJudgedInto(tag: number, body: unknown, plan: Plan, judge: Judge, target: Uint8Array, limits = FRAME_LIMITS): EncodeIntoResult {
   const w = writerFor(limits);
   try {
-    newJudgement();
-    if (!w.judgedFrame(tag, body, plan)) {
-      const bad = judge(JSON.parse(utf8Text(w.buf, 1, w.pos)));
-      if (bad) w.refuseWith(bad);
-    }
+    w.judgedFrame(tag, body, plan, judge);
     return w.putInto(target);
   } catch (e) {
     throw w.failure(e);
@@ -825,18 +660,14 @@ export function writeJudgedInto(
   }
 }
 
-/** The shared writer, or one of its own for a call made while it is busy (from a toJSON or a getter) or under other limits. */
+/** The shared writer, or a new one while it is busy or under other limits. */
 function writerFor(limits: FrameLimits): BodyWriter {
   const w = shared.busy || limits !== FRAME_LIMITS ? new BodyWriter(limits) : shared;
   w.busy = true;
   return w;
 }
 
-/**
- * How many scratch buffers the shared writer has allocated, the size of the one it holds, the bytes of every buffer it
- * keeps alive (through any of its views), how many slabs small frames were carved from, and the scratch buffer itself
- * (for tests).
- */
+/** The shared writer's allocations, buffer size, bytes held through any view, slabs, and buffer (for tests). */
 export function scratchStats(): { allocations: number; bytes: number; held: number; slabs: number; buffer: ArrayBuffer } {
   const buffers = new Set<ArrayBufferLike>([shared.buf.buffer, shared.words.buffer]);
   let held = 0;
