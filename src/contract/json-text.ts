@@ -1,21 +1,14 @@
-// Whether a body is strict JSON text (WIRE.md rule 4.1), on the pure-JS path.
+// Whether a body is strict JSON text (WIRE.md rule 4.1), on the pure-JS path:
+// one pass, no value built (RFC 8259 grammar, UTF-8, escapes and surrogate
+// pairs, finite numbers, 127 levels, only whitespace after the value).
 //
-// One pass over the bytes, without building a value: RFC 8259 grammar,
-// UTF-8 checked byte by byte, escapes and surrogate pairs, finite numbers,
-// 127 levels of nesting, and nothing after the value but whitespace.
+// assembly/json.ts is this scanner in AssemblyScript, the same rules in the
+// same order, so both report the same status at the same offset
+// (assembly/status.ts); a differential test allows no disagreement. Change
+// one, change the other.
 //
-// # The same answer as the core, to the byte
-//
-// assembly/json.ts is this scanner again in AssemblyScript, written to the
-// same rules in the same order, so that both report the same status at the
-// same offset for every input (assembly/status.ts lists the offsets). The
-// differential test feeds both the same mutated bytes and allows no
-// disagreement. Change one, change the other.
-//
-// PERF NOTES: the bet is that bodies are mostly string contents (uris, text,
-// base64), so the inner string loop is the hot one: it tests each byte
-// against one range (0x20 to 0x7f, minus '"' and '\\') and leaves the loop
-// for anything else. Structure bytes take the slower switch.
+// PERF NOTES: bodies are mostly string content, so the string loop is the
+// hot one: one range test a byte; structure takes the slower switch.
 
 import type { Fault } from '../wire/fault.js';
 import { Status } from '../wire/status.js';
@@ -55,14 +48,10 @@ export function hexValue(b: Uint8Array, i: number): number {
   return v;
 }
 
-/**
- * Scans the string whose opening quote is at b[i]. Returns the offset after
- * its closing quote, or a fault.
- */
+/** Scans the string whose opening quote is at b[i]; returns the offset after it, or a fault. */
 function scanString(b: Uint8Array, i: number, end: number): number | Fault {
   i++;
   for (;;) {
-    // The hot loop: plain printable ASCII.
     while (i < end) {
       const c = b[i];
       if (c < 0x20 || c >= 0x80 || c === 0x22 || c === 0x5c) break;
@@ -150,10 +139,7 @@ export function utf8Length(b: Uint8Array, i: number, end: number): number {
   return n;
 }
 
-/**
- * Scans the number that starts at b[i] ('-' or a digit). Returns the offset
- * after it, or a fault.
- */
+/** Scans the number that starts at b[i] ('-' or a digit); returns the offset after it, or a fault. */
 function scanNumber(b: Uint8Array, i: number, end: number): number | Fault {
   const start = i;
   if (b[i] === 0x2d) {
@@ -196,10 +182,7 @@ const TRUE = [0x74, 0x72, 0x75, 0x65];
 const FALSE = [0x66, 0x61, 0x6c, 0x73, 0x65];
 const NULL = [0x6e, 0x75, 0x6c, 0x6c];
 
-/**
- * Whether b[start, end) is strict JSON text. Returns null when it is, or the
- * first fault in reading order. Offsets are indexes into `b`.
- */
+/** Whether b[start, end) is strict JSON text: null, or the first fault in reading order (offsets index `b`). */
 export function validateJsonText(b: Uint8Array, start: number, end: number): Fault | null {
   let depth = 0;
   let i = skipWhitespace(b, start, end);
@@ -211,30 +194,21 @@ export function validateJsonText(b: Uint8Array, start: number, end: number): Fau
     let r: number | Fault;
     const c = b[i];
     switch (c) {
-      case 0x7b: {
-        // '{': an object; read its first key, or its end.
+      case 0x7b:
+      case 0x5b: {
+        // '{' or '[': its end ('}' or ']', two past), or its first key or value.
         if (++depth > MAX_DEPTH) return fault(Status.Depth, i);
-        stack[depth] = OBJECT;
+        stack[depth] = c === 0x7b ? OBJECT : ARRAY;
         i = skipWhitespace(b, i + 1, end);
-        if (i < end && b[i] === 0x7d) {
+        if (i < end && b[i] === c + 2) {
           depth--;
           r = i + 1;
           break;
         }
-        r = scanKey(b, i, end);
-        if (typeof r !== 'number') return r;
-        i = r;
-        continue;
-      }
-      case 0x5b: {
-        // '[': an array; read its first value, or its end.
-        if (++depth > MAX_DEPTH) return fault(Status.Depth, i);
-        stack[depth] = ARRAY;
-        i = skipWhitespace(b, i + 1, end);
-        if (i < end && b[i] === 0x5d) {
-          depth--;
-          r = i + 1;
-          break;
+        if (c === 0x7b) {
+          r = scanKey(b, i, end);
+          if (typeof r !== 'number') return r;
+          i = r;
         }
         continue;
       }
@@ -282,10 +256,7 @@ export function validateJsonText(b: Uint8Array, start: number, end: number): Fau
   }
 }
 
-/**
- * Reads a member name and its ':' at b[i]; returns the offset of the member's
- * value (whitespace skipped), or a fault.
- */
+/** Reads a member name and its ':' at b[i]; returns the offset of its value, or a fault. */
 function scanKey(b: Uint8Array, i: number, end: number): number | Fault {
   if (i >= end) return fault(Status.JsonEnd, end);
   if (b[i] !== 0x22) return fault(Status.JsonSyntax, i);
