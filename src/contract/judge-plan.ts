@@ -1,38 +1,26 @@
-// A compiled judge (judge-node.ts) as one plan that every walk over a
-// value or its bytes follows: the byte judge's verdict and first fault
-// (judge-bytes.ts) and encode's writer (body-writer.ts).
+// A compiled judge (judge-node.ts) as the plan every walk follows: the byte
+// judge (judge-bytes.ts) and encode's writer (body-writer.ts). One plan a
+// node, made once: an integer kind, children by reference, names as strings
+// and bytes. PERF NOTES: looking nodes up by id and switching on kind
+// strings cost a third of the byte judge's time on listings.
 //
-// Each node gets one plan, made once: a small integer, the kind, for what
-// to do, its children by reference, an object's names as strings and as
-// bytes. PERF NOTES: the walks switch on integers and follow references;
-// looking nodes up by id and switching on their kind's string cost a third
-// of the byte judge's time on listings (measured).
+// - ANY: whatever is there (zod's unknown);
+// - OBJECT: each member by its plan, then the absent ones required;
+// - ARRAY: the length against the cap, each item by the element's plan;
+// - UNION: options all OBJECT plans, 31 members in all (encode walks the
+//   object once under every option);
+// - RECORD: each member by the value's plan (string keys);
+// - CONTAINER: any object or array (the SDK's object check);
+// - STRING: any string; BASE64: a blob, checked on its bytes;
+// - VALUE: anything else, by the node's `ok` and `why`: a leaf (`values`
+//   holds an enum's or literal's strings), an island, a larger object, or
+//   another union (`options`).
 //
-// - ANY: the schema accepts whatever is there (zod's unknown);
-// - OBJECT: a plain object, each member judged by its own plan, then the
-//   members that are required and absent;
-// - ARRAY: a plain array, its length against the cap, each item by the
-//   element's plan;
-// - UNION: a union whose options are all OBJECT plans, within 31 members
-//   in all (encode walks the object once, under every option standing);
-// - RECORD: a plain object, each member by the value's plan (zod's record
-//   of string keys);
-// - CONTAINER: any object or array (the SDK's check that a value is an
-//   object, which JSON makes of arrays too);
-// - STRING: any string (a leaf whose one test is its type);
-// - BASE64: a blob, checked on its bytes (isBase64Bytes, the rule of the
-//   judge's isBase64 on the string);
-// - VALUE: anything else, judged by the node's own `ok` and `why`: a leaf
-//   (`values` holds the strings an enum or a literal takes), an island, an
-//   object of more than 31 members, or any other union (`options`).
-//
-// A value of another type than a STRING's or a BASE64's is judged by the
-// node too. An optional or defaulted node's plan is its inner node's, since
-// a value present is never undefined, and a nullable node's is its inner
-// node's with `nullOk` set and the nullable node as `node`; so `node`'s
-// verdict and first issue are the plan's on any value, and `inner` is the
-// node whose structure the plan follows. test/write-plan.test.ts holds
-// encode's verdict to `ok`, test/generator.test.ts the byte judge to zod.
+// An optional or defaulted node's plan is its inner node's (a value present
+// is never undefined); a nullable's is its inner's with `nullOk` and itself
+// as `node`, so `node` judges any value and `inner` gives the structure.
+// test/write-plan.test.ts holds encode to `ok`, test/generator.test.ts the
+// byte judge to zod.
 
 import type { ZodNode } from './judge-kit.js';
 import { NODES } from './generated/judges.js';
@@ -44,7 +32,7 @@ export const ARRAY = 2;
 export const UNION = 3;
 export const RECORD = 4;
 export const CONTAINER = 5;
-// The kinds from here on judge a value that is not a string by their node's ok.
+// From here on, a value that is not a string is judged by the node's ok.
 export const VALUE = 6;
 export const STRING = 7;
 export const BASE64 = 8;
@@ -74,7 +62,7 @@ export interface UnionMember {
   readonly plans: readonly Plan[];
 }
 
-/** Every plan is one of these, whatever its kind, with its fields in one order (one hidden class). */
+/** Every plan, whatever its kind, has all fields in one order: one hidden class. */
 export class Plan {
   /** Whether null is accepted (a nullable node around the plan of `inner`). */
   nullOk = false;
@@ -135,7 +123,7 @@ function alike(p: Plan, q: Plan): boolean {
   return p === q || (p.test !== undefined && p.test === q.test && p.nullOk === q.nullOk);
 }
 
-/** Key modes (judge-node.ts), with the generator's facts on undefined. */
+/** Whether a node accepts undefined, as the generator knows. */
 function takesUndefined(n: JudgeNode): boolean {
   return n.kind === 'optional' || n.kind === 'default' || n.kind === 'unknown';
 }
@@ -153,7 +141,7 @@ export function planOf(node: JudgeNode, table: readonly JudgeNode[] = NODES): Pl
   return p;
 }
 
-/** Nodes whose plan is being made: one met again inside itself (a recursive schema) is judged by its own node there. */
+/** Nodes whose plan is being made: met again inside itself (a recursive schema), one is judged by its node. */
 const making = new Set<JudgeNode>();
 
 function make(n: JudgeNode, table: readonly JudgeNode[]): Plan {
@@ -191,12 +179,12 @@ function build(n: JudgeNode, table: readonly JudgeNode[]): Plan {
         p.members.push(make(child, table));
         p.own.push(child);
         p.modes.push(k.mode);
-        // As the generated ok reads an absent member (scripts/gen-judges.mjs emitObject), on a value JSON.parse made.
+        // As the generated ok reads an absent member (scripts/gen-judges.mjs emitObject).
         if (k.mode === 'B') p.required |= 1 << i;
         else if (k.mode === 'C' && !takesUndefined(child)) p.asked |= 1 << i;
         const name = utf8.encode(k.name);
         p.bytes.push(name);
-        // A name with a backslash in it can only be written with escapes: it is found by decoding (judge-bytes.ts acceptsObject).
+        // A name with a backslash is found by decoding (judge-bytes.ts acceptsObject).
         if (name.includes(0x5c)) return;
         const first = name.length === 0 ? 0x22 : name[0];
         p.byFirst[first] ??= [];
@@ -279,11 +267,7 @@ function unionPlan(n: JudgeNode, options: Plan[]): Plan {
   });
 }
 
-/**
- * The strings a leaf takes, when it takes those and nothing else: a zod
- * enum of strings, or a literal of strings, with no checks. Undefined for
- * any other leaf, or one whose verdict does not bear that out.
- */
+/** The strings a leaf takes and nothing else (an enum or literal of strings, no checks), if its verdict bears that out. */
 function takenStrings(node: JudgeNode): string[] | undefined {
   const d = (node.zod as ZodNode)._zod.def as { type: string; entries?: Record<string, unknown>; values?: unknown[]; checks?: unknown[] };
   if (d.checks?.length) return undefined;
@@ -301,12 +285,7 @@ function hashString(s: string): number {
   return h | 0;
 }
 
-/**
- * `"name":` as bytes, for a name of printable ASCII with nothing to escape;
- * empty otherwise. The bytes lie at the start of a buffer of whole words,
- * zeros after them, so that headWords can view it (the writer writes a head
- * a word at a time).
- */
+/** `"name":` for a name of printable ASCII with nothing to escape (else empty), in whole words for headWords. */
 function head(name: string): Uint8Array {
   if (!/^[\x20-\x7e]*$/.test(name) || /["\\]/.test(name)) return new Uint8Array(0);
   const text = `"${name}":`;

@@ -1,23 +1,12 @@
 // Rules 4.2 and 4.3: the SDK's schema judges the parsed value, and an error
-// code fits in 32 bits.
+// code fits in 32 bits. The schema only judges: decoding returns JSON.parse's
+// value, not zod's output, so `_meta` and unknown members survive.
 //
-// # The schema only judges
-//
-// Zod's output strips members the schema does not know. Decoding returns
-// JSON.parse's value, never that output, so `_meta`, vendor members and
-// unknown members inside resources and contents survive (rule 4.2).
-//
-// # Compiled from the SDK's schema, with the SDK's schema as the authority
-//
-// safeParse builds one issue object for every failing item of a value, and
-// decoding reports only the first: a 16 MiB `{"resources":[1,1,…]}` ran a
-// process out of memory. The SDK's schemas a codec uses are
-// compiled at build time (scripts/gen-judges.mjs) into plain functions
-// that give safeParse's verdict and its first issue, path and message
-// alike, and stop there. test/schema-judge.test.ts holds them to safeParse.
-// A schema with no compiled judge (a codec made from another schema) is
-// judged by its own safeParse, with zod's abortEarly, which keeps the
-// first issue and stops at the first that aborts.
+// safeParse builds an issue for every failing item (a 16 MiB
+// `{"resources":[1,1,…]}` ran out of memory), so the SDK's schemas are
+// compiled at build time (scripts/gen-judges.mjs) into functions that give
+// its verdict and first issue and stop (test/schema-judge.test.ts). Another
+// schema is judged by safeParse with abortEarly.
 
 import * as sdk from '@modelcontextprotocol/sdk/types.js';
 import type { BodyRule } from './rules.js';
@@ -87,12 +76,7 @@ export const COMPILED_DRIFT: Error | undefined = DRIFT;
 /** Who gives rule 4.2's verdict: the judges compiled at build time, or the SDK's own schemas. */
 export type SchemaJudges = 'compiled' | 'sdk';
 
-/**
- * 'compiled' when the judges generated at build time are in use; 'sdk'
- * when the SDK loaded is not the one they were generated from, and every
- * schema verdict comes from the SDK's safeParse (same verdicts, slower).
- * Fixed at load.
- */
+/** 'sdk' when the SDK loaded is not the one the judges were generated from (safeParse: same verdicts, slower); fixed at load. */
 export const schemaJudges: SchemaJudges = DRIFT ? 'sdk' : 'compiled';
 
 /** A schema fault from a compiled judge's fault. */

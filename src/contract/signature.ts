@@ -1,28 +1,13 @@
-// What an SDK schema node is, as far as a compiled judge depends on it: the string the build records and the load compares.
+// What an SDK schema node is, as far as a compiled judge depends on it: the
+// string the build records (scripts/gen-judges.mjs) and every load compares
+// (judge-kit.ts `at`, `root`). The generator compiles this file itself
+// before tsc, so it imports nothing at run time.
 //
-// # Written once, run by the build and by every load
-//
-// scripts/gen-judges.mjs records each node's signature in the module it
-// writes, and that module's `at`/`root` (judge-kit.ts) compute it again
-// at load, from the SDK the program really runs with. The generator runs
-// before tsc, so it compiles this file itself (with TypeScript's
-// transpileModule) rather than keep a copy. That is why this file imports
-// nothing at run time: it must run from wherever the generator puts it.
-//
-// # A refinement is known by what it does
-//
-// A refinement (Base64Schema's `atob` test, the object assertion of
-// `z.custom`) stands in a signature by its verdicts on fixed probes, not
-// by its source text. Every bundler and minifier prints a function again
-// in its own way (`e=>{try{return atob(e),!0}catch{return!1}}`), so a
-// signature of the text dropped the judges in every bundled copy of the
-// package, with no word said. Verdicts survive any printing, and an edit
-// that matters (a stricter base64 rule, an object test that lets arrays
-// or functions through) flips a probe. The probes are where base64 and
-// object tests are known to part: padding, ASCII whitespace, the URL-safe
-// alphabet, non-ASCII, the string a non-string turns into, and each
-// non-object kind. A probe that makes the refinement throw records that,
-// so a throw is a verdict too.
+// A refinement (Base64Schema's `atob` test, `z.custom`'s object check) is
+// known by its verdicts on fixed probes, not its source: every bundler
+// prints a function its own way, which dropped the judges in bundled copies.
+// The probes are where base64 and object tests part (padding, whitespace,
+// the URL-safe alphabet, non-ASCII, non-strings); a throw is a verdict too.
 
 /** The parts of a zod node (zod 4's `_zod`) that a signature reads. */
 export interface SignedNode {
