@@ -1,36 +1,18 @@
 // A frame as encode writes it (WIRE.md section 5): the tag, then the body as
-// compact JSON, checked against rule 4.1 as it is written.
+// compact JSON, checked against rule 4.1 as it is written. The walk reads
+// each member once, as JSON.stringify does (Get, toJSON with the key, a
+// boxed value's primitive), and writes UTF-8 into a scratch buffer. The
+// schema (rules 4.2, 4.3) judges what JSON.parse would make of those bytes,
+// never the caller's value, which a getter or Proxy may answer differently
+// twice: copied as written, or judged member by member under a plan
+// (judge-plan.ts), which took 4–26% fewer instructions, 8–27% less CPU time.
 //
-// The walk reads each member once, with JSON.stringify's operations in its
-// order (SerializeJSONProperty: Get, toJSON with the key, a boxed value's
-// primitive), and writes its UTF-8 into a scratch buffer. The schema (rules
-// 4.2, 4.3) judges the value JSON.parse would make of those bytes, never the
-// caller's value, which a getter or a Proxy may answer differently on a
-// second read: what is checked, judged and written is one reading.
-// JSON.stringify then a check of its output would miss what it alters
-// silently (NaN as null, a function left out), and one V8 string is shorter
-// than the frame limit.
-//
-// Without a plan the walk builds that value as a copy. With a plan
-// (judge-plan.ts) it judges each member as it writes it, copying only what
-// the plan cannot follow (a toJSON, a leaf's container), and a refusal is
-// named on the value parsed back from the bytes: 4–26% fewer instructions
-// and 8–27% less CPU time than the copy on listings and servers' answers.
-//
-// Where it differs from JSON.stringify, besides refusing (encode-rules.ts):
-// - a boxed primitive is found by instanceof (or its constructor's name,
-//   from another realm) and confirmed by its slot, only when its prototype
-//   is not Object.prototype or null: a throwing brand check costs ~10 µs,
-//   and Object.prototype.toString reads Symbol.toStringTag, which a Proxy
-//   sees. One with a changed prototype is written as an object (`{"0":"a"}`);
-// - members are enumerated by for-in and an own-property test: the same
-//   names in the same order, but a Proxy sees getPrototypeOf and two
-//   getOwnPropertyDescriptor calls per name, and a member whose descriptor
-//   a trap withdraws mid-walk is left out.
-//
-// The scratch buffer is kept between calls (up to KEEP_BYTES); a call made
-// during another (from a toJSON or a getter) gets a writer of its own. A
-// short frame is copied into a shared slab (slab-pool.ts).
+// Unlike JSON.stringify, a boxed primitive is found by instanceof (or its
+// constructor's name) and its slot, only for an object whose prototype is
+// not Object.prototype or null: a brand check that throws costs ~10 µs, and
+// toString reads Symbol.toStringTag, which a Proxy sees. Members are found
+// by for-in and an own-property test: JSON.stringify's names and order, but
+// a Proxy sees more traps. A short frame is copied into a slab (slab-pool.ts).
 
 import { isBase64Bytes } from './base64.js';
 import { type EncodeError, REFUSAL } from './encode-rules.js';
@@ -58,14 +40,11 @@ import { utf8Text } from './utf8-text.js';
 
 export { FRAME_LIMITS, POOLED };
 
-/** The largest scratch buffer kept between calls: the default frame limit. */
+/** The largest scratch buffer kept between calls. */
 const KEEP_BYTES = 16 * 1024 * 1024;
 
-/**
- * The longest array encode writes: half of V8's largest element block
- * (2^27 - 3), past which V8 aborts the process with no exception (JSON.parse
- * at 150M elements; the copy, grown by half, at 113M).
- */
+// The longest array written: half of V8's largest element block (2^27 - 3),
+// past which V8 aborts the process (JSON.parse at 150M elements, the copy at 113M).
 const MAX_ELEMENTS = 2 ** 26;
 
 // Taken once: a program that patches them later changes nothing here.
@@ -78,12 +57,9 @@ const stringValue = String.prototype.valueOf;
 const numberValue = Number.prototype.valueOf;
 const booleanValue = Boolean.prototype.valueOf;
 
-/**
- * Sets a member as JSON.parse defines it, whatever Object.prototype holds:
- * `__proto__`, a name frozen there (the override mistake, as under SES) or
- * one whose inherited setter throws is defined instead. PERF NOTES: the
- * assignment is the common path; defineProperty is a runtime call each.
- */
+// Sets a member as JSON.parse defines it: `__proto__`, a name frozen on
+// Object.prototype (the override mistake, as under SES) or one whose setter
+// throws is defined. PERF NOTES: assigning first spares a runtime call each.
 function setMember(copy: Record<string, unknown>, key: string, value: unknown): void {
   if (key === '__proto__') {
     defineMember(copy, key, value);
@@ -100,13 +76,12 @@ function defineMember(copy: Record<string, unknown>, key: string, value: unknown
   defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-/** ToLength(Get(array, "length")) for a Proxy of an array whose length is not a plain index. */
+/** ToLength, for a Proxy of an array whose length is not an index. */
 function toLength(raw: unknown): number {
   const n = Math.trunc(+(raw as number));
   return n > 0 ? Math.min(n, Number.MAX_SAFE_INTEGER) : 0;
 }
 
-/** Which primitive a non-plain object boxes, by its internal slot. */
 const NONE = 0;
 const BOXED_STRING = 1;
 const BOXED_NUMBER = 2;
@@ -114,12 +89,12 @@ const BOXED_BOOLEAN = 3;
 const BOXED_BIGINT = 4;
 
 function boxed(o: object, proto: object): number {
-  // instanceof reads no member, so a Proxy's get trap sees nothing more.
+  // instanceof reads no member, so a Proxy's get trap sees nothing more;
+  // another realm's (a vm context) has its constructor's name.
   if (o instanceof String) return hasSlot(stringValue, o) ? BOXED_STRING : NONE;
   if (o instanceof Number) return hasSlot(numberValue, o) ? BOXED_NUMBER : NONE;
   if (o instanceof Boolean) return hasSlot(booleanValue, o) ? BOXED_BOOLEAN : NONE;
   if (typeof BigInt === 'function' && o instanceof BigInt) return hasSlot(BigInt.prototype.valueOf, o) ? BOXED_BIGINT : NONE;
-  // Another realm's (a vm context, an iframe): this realm's brand checks accept its slot.
   const ctor = (proto as { constructor?: unknown }).constructor;
   if (typeof ctor !== 'function') return NONE;
   switch (ctor.name) {
@@ -144,37 +119,31 @@ function hasSlot(brand: (this: object) => unknown, o: object): boolean {
   }
 }
 
-/** A plan's verdict on a string just written to b[start, end), quotes included: a blob's on those bytes. */
+/** A plan's verdict on a string just written to b[start, end), quotes included. */
 function stringOk(p: Plan, s: string, b: Uint8Array, start: number, end: number): boolean {
   const kind = p.kind;
   if (kind === STRING || kind === ANY) return true;
   if (kind === BASE64) return isBase64Bytes(b, start + 1, end - 1);
-  // An object, an array or a union of objects refuses every primitive.
   return kind === VALUE && (p.node as JudgeNode).ok(s);
 }
 
-/** A plan's verdict on a value already written (a primitive, or a container's copy). */
 function okAs(p: Plan, written: unknown): boolean {
   return p.kind === ANY || (p.node as JudgeNode).ok(written);
 }
 
-/**
- * The index of `k` in `names`, searched from `guess` on, then before it.
- * PERF NOTES: members mostly come in the schema's order, and names are
- * internalized, so each test compares pointers: cheaper than a Map, which
- * took 4.2% of encoding resources/read answers (599 ns a frame against 655).
- */
+// The index of `k` in `names`, from `guess` on, then before. PERF NOTES:
+// members mostly come in order, and names are internalized (pointer tests):
+// a Map took 655 ns a frame on resources/read answers, against 599.
 function findName(names: readonly string[], k: string, guess: number): number {
   for (let j = guess; j < names.length; j++) if (names[j] === k) return j;
   for (let j = 0; j < guess; j++) if (names[j] === k) return j;
   return -1;
 }
 
-/** The walk over a value, writing through utf8-writer.ts. */
 class BodyWriter extends Utf8Writer {
   busy = false;
 
-  /** The tag, then the body, refused where `judge` refuses its copy. */
+  /** The tag, then the body; refused where `judge` refuses its copy. */
   frame(tag: number, body: unknown, judge: Judge): void {
     this.start(tag, body);
     const written = this.value(body, '', false);
@@ -183,7 +152,7 @@ class BodyWriter extends Utf8Writer {
     if (bad) this.refuseWith(bad);
   }
 
-  /** The tag, then the body under a plan; `judge` names a refusal on the value parsed back from the bytes. */
+  /** The tag, then the body under a plan; `judge` names a refusal, on the value parsed from the bytes. */
   judgedFrame(tag: number, body: unknown, plan: Plan, judge: Judge): void {
     newJudgement();
     this.start(tag, body);
@@ -202,7 +171,7 @@ class BodyWriter extends Utf8Writer {
     if (body === undefined) this.refuse(REFUSAL.undefinedMember);
   }
 
-  /** SerializeJSONProperty on a value already read: returns the value as written. */
+  /** SerializeJSONProperty on a value read: returns the value as written. */
   value(v: unknown, key: string | number, inArray: boolean): unknown {
     // typeof tests, commonest first: 0.4–1.5% fewer instructions than a switch.
     if (typeof v === 'string') {
@@ -230,11 +199,8 @@ class BodyWriter extends Utf8Writer {
     return this.other(v, key, inArray);
   }
 
-  /**
-   * A BigInt, a function or a symbol: written through its toJSON (as
-   * BigInt.prototype.toJSON is commonly set), else refused. PERF NOTES: a
-   * branch in value() cost 9–10% more instructions on the servers' answers.
-   */
+  // A BigInt, a function or a symbol: through its toJSON (BigInt.prototype's
+  // is common), else refused. PERF NOTES: in value() it cost 9–10% more instructions.
   other(v: unknown, key: string | number, inArray: boolean): unknown {
     if (typeof v === 'bigint' || typeof v === 'function') {
       const toJSON = (v as { toJSON?: unknown }).toJSON;
@@ -243,14 +209,13 @@ class BodyWriter extends Utf8Writer {
     return this.refuse(REFUSAL.notJson(typeof v));
   }
 
-  /** What toJSON returned: written as it is, toJSON not called again. */
+  /** What toJSON returned, toJSON not called again. */
   converted(v: unknown, inArray: boolean): unknown {
     if (typeof v === 'object' && v !== null) return this.container(v);
     if (typeof v === 'bigint' || typeof v === 'function') return this.refuse(REFUSAL.notJson(typeof v));
     return this.value(v, '', inArray);
   }
 
-  /** An array, an object, or a boxed primitive. */
   container(o: object): unknown {
     if (isArray(o)) return this.array(o);
     const proto = protoOf(o);
@@ -261,7 +226,6 @@ class BodyWriter extends Utf8Writer {
     return this.object(o as Record<string, unknown>);
   }
 
-  /** A boxed primitive (`which` is its kind, from boxed()): writes its primitive and returns it. */
   unboxed(o: object, which: number): unknown {
     switch (which) {
       case BOXED_STRING: {
@@ -285,7 +249,7 @@ class BodyWriter extends Utf8Writer {
     }
   }
 
-  /** value() under a plan: the plan's verdict on the value as written, copying only where the plan cannot follow. */
+  /** value() under a plan: its verdict on the value as written, copied only where the plan cannot follow. */
   judged(v: unknown, key: string | number, inArray: boolean, p: Plan): boolean {
     const kind = p.kind;
     if (typeof v === 'string') {
@@ -300,10 +264,7 @@ class BodyWriter extends Utf8Writer {
         return kind === ANY || p.nullOk;
       }
       const toJSON = (v as { toJSON?: unknown }).toJSON;
-      if (typeof toJSON === 'function') {
-        const written = this.converted(toJSON.call(v, typeof key === 'number' ? String(key) : key), inArray);
-        return kind === ANY || (p.node as JudgeNode).ok(written);
-      }
+      if (typeof toJSON === 'function') return okAs(p, this.converted(toJSON.call(v, typeof key === 'number' ? String(key) : key), inArray));
       if (isArray(v)) return this.arrayJudged(v, p);
       const proto = protoOf(v);
       if (proto !== objectPrototype && proto !== null) {
@@ -324,17 +285,14 @@ class BodyWriter extends Utf8Writer {
       return kind === ANY;
     }
     if (v === undefined) return this.refuse(inArray ? REFUSAL.undefinedInArray : REFUSAL.undefinedMember);
-    const written = this.other(v, key, inArray);
-    return kind === ANY || (p.node as JudgeNode).ok(written);
+    return okAs(p, this.other(v, key, inArray));
   }
 
-  /** array() under a plan: an ARRAY plan's verdict (the cap, then each item), ANY's, or false. */
   arrayJudged(a: unknown[], p: Plan): boolean {
     const n = this.enterArray(a);
     const d = this.open.length - 1;
     const path = this.path;
     let ok = p.kind === ARRAY ? n <= p.cap : p.kind === ANY || p.kind === CONTAINER;
-    // Once refused, the rest is only written.
     let element = ok && p.kind === ARRAY ? (p.element as Plan) : ANY_PLAN;
     this.byte(0x5b);
     for (let i = 0; i < n; i++) {
@@ -352,7 +310,7 @@ class BodyWriter extends Utf8Writer {
     return ok;
   }
 
-  /** object() under a plan: OBJECT's members then the absent ones, RECORD's (but `__proto__`, as zod), ANY's, or false. */
+  /** object() under a plan: a RECORD's skips `__proto__`, as zod does. */
   objectJudged(o: Record<string, unknown>, p: Plan): boolean {
     this.enter(o);
     const d = this.open.length - 1;
@@ -399,21 +357,11 @@ class BodyWriter extends Utf8Writer {
     }
     this.byte(0x7d);
     this.open.pop();
-    return ok && (!known || this.absentOk(p, seen));
+    return ok && (!known || absentOk(p, seen));
   }
 
-  /** Whether an OBJECT plan accepts the members it did not see: none required, each defaulted one judged on undefined. */
-  absentOk(p: Plan, seen: number): boolean {
-    if ((seen & p.required) !== p.required) return false;
-    for (let ask = p.asked & ~seen, i = 0; ask !== 0; ask >>>= 1, i++) if (ask & 1 && !absentOk(p, i)) return false;
-    return true;
-  }
-
-  /**
-   * object() under a UNION plan, in one walk: a member the options standing
-   * judge alike is judged as written; otherwise a primitive is judged by
-   * each, and a container's copy by each option's node.
-   */
+  // object() under a UNION plan, in one walk: a member the options standing
+  // judge alike is judged as written; otherwise each judges it or its copy.
   unionJudged(o: Record<string, unknown>, p: Plan): boolean {
     this.enter(o);
     const d = this.open.length - 1;
@@ -447,7 +395,6 @@ class BodyWriter extends Utf8Writer {
       seen |= member.bits;
       alive &= ~member.kills;
       if (alive === 0 || member.common !== undefined) {
-        // One plan for every option: they stand or fall together.
         if (!this.judged(m, k, false, alive === 0 ? ANY_PLAN : (member.common as Plan))) alive = 0;
         continue;
       }
@@ -471,7 +418,8 @@ class BodyWriter extends Utf8Writer {
     if (alive === 0) return false;
     const required = p.requiredBits;
     for (let i = 0; i < options.length; i++) if ((alive & (1 << i)) !== 0 && (seen & required[i]) !== required[i]) alive &= ~(1 << i);
-    for (const [i, bit, k] of p.askedBits) if ((alive & (1 << i)) !== 0 && (seen & (1 << bit)) === 0 && !absentOk(options[i], k)) alive &= ~(1 << i);
+    for (const [i, bit, k] of p.askedBits)
+      if ((alive & (1 << i)) !== 0 && (seen & (1 << bit)) === 0 && !options[i].own[k].ok(undefined)) alive &= ~(1 << i);
     return alive !== 0;
   }
 
@@ -482,7 +430,6 @@ class BodyWriter extends Utf8Writer {
     open.push(o);
   }
 
-  /** Enters an array (the cycle and depth checks) and returns its length, read once; refused past MAX_ELEMENTS. */
   enterArray(a: unknown[]): number {
     this.enter(a);
     const raw: unknown = a.length;
@@ -520,9 +467,8 @@ class BodyWriter extends Utf8Writer {
     const copy: Record<string, unknown> = {};
     this.byte(0x7b);
     let first = true;
-    // PERF NOTES: for-in reads members by field index from V8's enum cache,
-    // where Object.keys (or Object.hasOwn) and keyed reads go megamorphic:
-    // listing-small's values took 55–58 ns against 88–95.
+    // PERF NOTES: for-in reads by field index from V8's enum cache, where
+    // Object.keys and keyed reads go megamorphic: 55–58 ns against 88–95.
     for (const k in o) {
       if (!ownProperty.call(o, k)) continue;
       path[d] = k;
@@ -551,15 +497,12 @@ class BodyWriter extends Utf8Writer {
     return { written: n };
   }
 
-  /** The frame's bytes, copied out at exactly their length: into the slab when short. */
   take(): Uint8Array {
     const n = this.pos;
     return (n < POOLED ? poolOut(this.buf, this.bytes, n) : copyOut(this.buf, n)) ?? this.refuse(REFUSAL.noMemory(n));
   }
 
-  /** Ready for the next call: the stacks emptied, a large scratch buffer let go. */
   reset(): void {
-    // path keeps short member names until written over.
     if (this.open.length !== 0) this.open.length = 0;
     if (this.refusal !== null) this.refusal = null;
     if (this.buf.length > KEEP_BYTES) {
@@ -578,11 +521,9 @@ const shared = new BodyWriter(FRAME_LIMITS);
 type Judge = (written: unknown) => EncodeError | null;
 
 /**
- * Writes a frame: `tag`, then `body` as compact JSON, refusing with an
- * EncodeError what decode would refuse (rule 4.1) and what `judge` refuses
- * in the value as written; the value's own exceptions (a getter, toJSON, a
- * Proxy trap) come out as one too. Returns exactly the frame's bytes (a
- * slab view below POOLED). `limits` is for tests.
+ * Writes `tag`, then `body` as compact JSON, refusing with an EncodeError
+ * what decode would refuse, what `judge` refuses, and the value's own
+ * exceptions. Returns exactly the frame's bytes. `limits` is for tests.
  */
 export function writeFrame(tag: number, body: unknown, judge: Judge, limits = FRAME_LIMITS): Uint8Array {
   const w = writerFor(limits);
@@ -596,11 +537,9 @@ export function writeFrame(tag: number, body: unknown, judge: Judge, limits = FR
   }
 }
 
-/**
- * writeFrame under a plan made from `judge`'s compiled judge, with no copy.
- * PERF NOTES: not a branch of writeFrame: through one function with error
- * frames, listing-small encoded at 0.66× the bare peer, against 1.03–1.14×.
- */
+// writeFrame under a plan from `judge`'s compiled judge. PERF NOTES: as a
+// branch of writeFrame, taken by error frames too, listing-small encoded at
+// 0.66× the bare peer, against 1.03–1.14×.
 export function writeJudged(tag: number, body: unknown, plan: Plan, judge: Judge, limits = FRAME_LIMITS): Uint8Array {
   const w = writerFor(limits);
   try {
@@ -613,7 +552,7 @@ export function writeJudged(tag: number, body: unknown, plan: Plan, judge: Judge
   }
 }
 
-/** What encodeInto did: `written` bytes from the target's start, or 0 and the `needed` length, the target untouched. */
+/** What encodeInto did: `written` bytes from the target's start, or 0 and the `needed` length. */
 export interface EncodeIntoResult {
   readonly written: number;
   readonly needed?: number;
@@ -630,11 +569,8 @@ export function checkTarget(target: unknown): asserts target is Uint8Array {
   if (typedArrayTag.call(target) !== 'Uint8Array') throw new TypeError('encodeInto: the target is not a Uint8Array');
 }
 
-/**
- * writeFrame into `target`, copied there only once whole and judged, so a
- * refusal leaves `target` as it was. Writing straight into it would take a
- * second walk to measure first, a second reading of the value.
- */
+// writeFrame into `target`, copied once whole and judged, so a refusal leaves
+// it untouched; writing it there directly would take a second reading.
 export function writeFrameInto(tag: number, body: unknown, judge: Judge, target: Uint8Array, limits = FRAME_LIMITS): EncodeIntoResult {
   const w = writerFor(limits);
   try {
@@ -647,7 +583,7 @@ export function writeFrameInto(tag: number, body: unknown, judge: Judge, target:
   }
 }
 
-/** writeJudged into the caller's `target`, as writeFrameInto. */
+/** writeJudged into `target`, as writeFrameInto. */
 export function writeJudgedInto(tag: number, body: unknown, plan: Plan, judge: Judge, target: Uint8Array, limits = FRAME_LIMITS): EncodeIntoResult {
   const w = writerFor(limits);
   try {
@@ -660,7 +596,7 @@ export function writeJudgedInto(tag: number, body: unknown, plan: Plan, judge: J
   }
 }
 
-/** The shared writer, or a new one while it is busy or under other limits. */
+/** A call made during another (from a toJSON or a getter) gets a writer of its own. */
 function writerFor(limits: FrameLimits): BodyWriter {
   const w = shared.busy || limits !== FRAME_LIMITS ? new BodyWriter(limits) : shared;
   w.busy = true;

@@ -1,20 +1,11 @@
-// Rule 4.2 on a frame's bytes: the compiled judges' verdict and first issue,
-// without building the value first. JSON.parse can cost far more heap than
-// its text (16 MiB of `[{},{},…]` builds about 350 MiB), and a frame that
-// fails the schema must cost at most 4× its size, so a large body is judged
-// here before JSON.parse runs.
-//
-// The walk follows the plan (judge-plan.ts) over text rule 4.1 accepted, so
-// it reads without checking. A value of at most `small` bytes (smallFor) is
-// parsed and judged by the exact value judge; a larger one is walked: an
-// object's known members located in one pass (the last of a repeated name,
-// as JSON.parse) then judged in the schema's order, as zod; an array's
-// items in order, small ones parsed in batches; a union's options in turn
-// (judge-kit.ts pickUnion); a string by its first byte or, for a blob,
-// isBase64Bytes; a value of the wrong type through an empty stand-in of its
-// type. Nothing walked is kept as a value: only offsets (a large record's in
-// typed arrays, under 3× its text) and the ends of long values already
-// skipped, so the walk is linear in the body.
+// Rule 4.2 on a frame's bytes: the compiled judges' verdict and first issue.
+// JSON.parse can cost far more heap than its text (16 MiB of `[{},{},…]`
+// builds ~350 MiB), and a refused frame must cost at most 4× its size, so a
+// large body is judged here first, following the plan (judge-plan.ts) over
+// text rule 4.1 accepted. A value of at most `small` bytes is parsed and
+// judged exactly; a larger object's known members are found in one pass
+// then judged in the schema's order, as zod; small array items are parsed
+// in batches. Only offsets are kept: the walk is linear in the body.
 
 import { base64AfterRun, isBase64Bytes, LONG_STRING } from './base64.js';
 import { SPLICE_MIN } from './json-value.js';
@@ -37,10 +28,9 @@ const CLOSE_OBJECT = 0x7d;
 const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
 
-/** The backend's kit for the walk under way (judgeBytes sets it), or undefined. */
 let kit: StringKit | undefined;
 
-/** The offset of the first byte at or after i that is not JSON whitespace, in text already accepted (it ends in a non-space). */
+/** The first offset at or after i that is not whitespace, in text accepted (ending in a non-space). */
 export function skipWhitespace(b: Uint8Array, i: number): number {
   while (b[i] === 0x20 || b[i] === 0x0a || b[i] === 0x0d || b[i] === 0x09) i++;
   return i;
@@ -48,10 +38,8 @@ export function skipWhitespace(b: Uint8Array, i: number): number {
 
 /** The offset just past the string whose opening quote is at i. */
 export function skipString(b: Uint8Array, i: number): number {
-  // PERF NOTES: the first 32 bytes in JS, cheaper than a call; a longer
-  // string by the kit (one SIMD pass, ~20 GB/s on base64) or indexOf (on
-  // 1 MiB, 0.46 ms for a blob and 1.0 with escapes, against 1.7 and 2.0 for
-  // a byte loop).
+  // PERF NOTES: 32 bytes in JS, then the kit (~20 GB/s) or indexOf (1 MiB:
+  // 0.46 ms for a blob, 1.0 with escapes, against 1.7 and 2.0 a byte a time).
   let j = i + 1;
   let spaced = false;
   for (const stop = Math.min(j + 32, b.length); j < stop; j++) {
@@ -69,12 +57,9 @@ export function skipString(b: Uint8Array, i: number): number {
   return e;
 }
 
-/**
- * The end of the string whose quote is at i, read up to j (a character
- * boundary): by the kit, or by indexOf and the parity of the backslashes
- * before a quote. With no space in its first bytes it may be a blob, whose
- * alphabet run then gives its end and its base64 verdict in one pass.
- */
+// The end of the string whose quote is at i, read up to j: by the kit, or by
+// indexOf and the backslashes' parity. A blob's alphabet run gives its end
+// and its base64 verdict in one pass.
 function longStringEnd(b: Uint8Array, i: number, j: number, spaced: boolean): number {
   if (kit !== undefined) {
     let from = j;
@@ -100,27 +85,23 @@ function longStringEnd(b: Uint8Array, i: number, j: number, spaced: boolean): nu
   }
 }
 
-/** While `remember` is set (acceptsBytes), the ends of strings of KEEP bytes or more by start: a union's options read one string each. */
+/** While `remember` is set (acceptsBytes), long strings' ends and blobs' verdicts by start: a union's options each read them. */
 const longEnds = new Map<number, number>();
 let remember = false;
-/** The base64 verdicts of long strings whose alphabet run found their end, by start, while `remember` is set. */
 const blobVerdicts = new Map<number, boolean>();
-/** Where acceptsBytes notes the accepted blobs of SPLICE_MIN bytes or more that are only alphabet and '=' (json-value.ts builds them): start, end. */
+/** Where acceptsBytes notes accepted blobs of only alphabet and '=', SPLICE_MIN bytes or more (json-value.ts). */
 let plainBlobs: number[] | undefined;
 
-/** Just past the closing quote of a string whose content from `run` on is only '='. */
 function skipPadding(b: Uint8Array, run: number): number {
   let k = run;
   while (b[k] === 0x3d) k++;
   return k + 1;
 }
 
-/** Whether atob accepts the string whose JSON text is b[s, e): by the kit when long. */
 function blobOk(b: Uint8Array, s: number, e: number): boolean {
   return kit !== undefined && e - s >= LONG_STRING ? kit.base64Bytes(b, s + 1, e - 1) : isBase64Bytes(b, s + 1, e - 1);
 }
 
-/** The offset just past the number or literal that starts at i. */
 function skipScalar(b: Uint8Array, i: number): number {
   while (i < b.length) {
     const x = b[i];
@@ -130,13 +111,12 @@ function skipScalar(b: Uint8Array, i: number): number {
   return i;
 }
 
-/** Values at least this long have their end kept once found, so that no level of the walk reads them again. */
+/** Values at least this long have their end kept once found. */
 const KEEP = 1024;
 
-/** Where the containers being skipped opened: JSON nests at most 127 deep (rule 4.1). */
+/** Where the containers being skipped opened (rule 4.1: 127 deep at most). */
 const opens = new Int32Array(128);
 
-/** The value of the text b[s, e). */
 function parse(b: Uint8Array, s: number, e: number): unknown {
   return JSON.parse(utf8Text(b, s, e));
 }
@@ -146,10 +126,9 @@ function parseString(b: Uint8Array, s: number, e: number): string {
   return b.subarray(s + 1, e - 1).indexOf(BACKSLASH) < 0 ? utf8Text(b, s + 1, e - 1) : (JSON.parse(utf8Text(b, s, e)) as string);
 }
 
-// Member names compared as JSON.parse's strings without making them: unit
-// by unit (UTF-16), through escapes and multi-byte UTF-8.
+// Member names compared as JSON.parse's strings, unit by unit, unmade.
 
-/** The unit a one-letter escape stands for, by its letter; 0 where it is the letter itself (\" \\ \/). */
+/** The unit a one-letter escape stands for; 0 where it is the letter (\" \\ \/). */
 const UNESCAPED = new Uint8Array(128);
 UNESCAPED[0x62] = 0x08;
 UNESCAPED[0x66] = 0x0c;
@@ -161,7 +140,7 @@ UNESCAPED[0x74] = 0x09;
 let unit = 0;
 let owed = -1;
 
-/** Reads the unit at i of valid JSON string content (after an opening quote); returns where the next one starts. */
+/** Reads the unit at i of valid string content; returns where the next starts. */
 function readUnit(b: Uint8Array, i: number): number {
   if (owed >= 0) {
     unit = owed;
@@ -212,7 +191,6 @@ function hashName(b: Uint8Array, ks: number, ke: number): number {
   return h | 0;
 }
 
-/** Whether the name whose quotes are at ks and ke - 1 is the string s. */
 function nameIs(b: Uint8Array, ks: number, ke: number, s: string): boolean {
   owed = -1;
   let k = 0;
@@ -223,7 +201,6 @@ function nameIs(b: Uint8Array, ks: number, ke: number, s: string): boolean {
   return k === s.length;
 }
 
-/** Whether the names whose opening quotes are at p and q are the same string. */
 function sameName(b: Uint8Array, p: number, q: number): boolean {
   const pe = skipString(b, p) - 1;
   const qe = skipString(b, q) - 1;
@@ -245,7 +222,7 @@ function sameName(b: Uint8Array, p: number, q: number): boolean {
   return j >= qe && oj < 0;
 }
 
-/** The value of a name if it is an array index (canonical decimal below 2^32 - 1), which Reflect.ownKeys lists first; else -1. */
+/** A name's value if it is an array index (Reflect.ownKeys lists those first); else -1. */
 function arrayIndex(b: Uint8Array, ks: number, ke: number): number {
   owed = -1;
   let n = 0;
@@ -259,7 +236,7 @@ function arrayIndex(b: Uint8Array, ks: number, ke: number): number {
   return digits > 0 && n < 4294967295 ? n : -1;
 }
 
-/** A value of the type of the large value at s (strings and numbers parsed): zod's issue on a wrong type depends on the type alone. */
+/** A value of the large value's type: zod's issue on a wrong type depends on it alone. */
 function standIn(b: Uint8Array, s: number, e: number): unknown {
   const c = b[s];
   if (c === OPEN_ARRAY) return [];
@@ -267,7 +244,6 @@ function standIn(b: Uint8Array, s: number, e: number): unknown {
   return c === QUOTE ? parseString(b, s, e) : parse(b, s, e);
 }
 
-/** Judges with the value judge: the value at b[s, e) parsed. */
 function byValue(node: JudgeNode, b: Uint8Array, s: number, e: number): Fault | undefined {
   const v = parse(b, s, e);
   return node.ok(v) ? undefined : node.why(v);
@@ -280,10 +256,9 @@ class Walk {
     readonly keep: number,
   ) {}
 
-  /** The ends of long values found so far, by their start. */
   private readonly ends = new Map<number, number>();
 
-  /** The offset just past the value at i; each long value's end is kept, so the levels below read the text about once. */
+  /** Past the value at i; long values' ends are kept, so the levels below read the text about once. */
   skip(i: number): number {
     const b = this.b;
     const ends = this.ends;
@@ -318,11 +293,10 @@ class Walk {
     }
   }
 
-  /** The first fault of the value at b[s, e), trimmed, under the plan `p`. */
+  /** The first fault of the value at b[s, e) under `p`. */
   node(p: Plan, s: number, e: number): Fault | undefined {
     const b = this.b;
     const c = b[s];
-    // First the plans whose verdict the first byte gives.
     switch (p.kind) {
       case ANY:
         return undefined;
@@ -351,7 +325,6 @@ class Walk {
         break;
       case VALUE:
         if (p.options.length !== 0) break;
-        // An island: the SDK's schema on the parsed value.
         return p.leaf ? node.why(standIn(b, s, e)) : byValue(node, b, s, e);
       default:
         return node.why(standIn(b, s, e));
@@ -366,7 +339,7 @@ class Walk {
     return pickUnion(c === OPEN_ARRAY ? [] : c === OPEN_OBJECT ? {} : c === QUOTE ? '' : 0, p.inner!.zod, faults);
   }
 
-  /** Calls `member(keyStart, keyEnd, valueStart, valueEnd)` for each member of the object at s, in order. */
+  /** Calls `member(keyStart, keyEnd, valueStart, valueEnd)` for each member at s. */
   private members(s: number, member: (ks: number, ke: number, vs: number, ve: number) => void): void {
     const b = this.b;
     let i = skipWhitespace(b, s + 1);
@@ -389,7 +362,6 @@ class Walk {
     const { names, hashes } = p;
     const starts = new Array<number>(names.length).fill(-1);
     const ends = new Array<number>(names.length).fill(-1);
-    // A name is hashed as read, and compared only with names of its hash.
     this.members(s, (ks, ke, vs, ve) => {
       const h = hashName(b, ks, ke);
       for (let k = 0; k < names.length; k++) {
@@ -412,7 +384,7 @@ class Walk {
       }
     }
     if (p.strict) {
-      // zod's unrecognized_keys names every unknown member: worded from the parsed object.
+      // zod's unrecognized_keys lists every unknown member.
       const f = p.node!.why(parse(b, s, this.skip(s)));
       if (f !== undefined && first === undefined) return f;
     }
@@ -426,7 +398,7 @@ class Walk {
     const judge = element.node;
     if (judge === undefined && p.cap === Infinity) return undefined;
     if (p.cap !== Infinity) {
-      // zod's capSize judges no element of an array past its cap; it reads only the length.
+      // zod's capSize reads only the length.
       const count = this.count(s);
       if (count > p.cap) return p.node!.why(lengthOnly(count));
     }
@@ -475,7 +447,6 @@ class Walk {
     return first;
   }
 
-  /** How many items the array at s holds. */
   private count(s: number): number {
     const b = this.b;
     let i = skipWhitespace(b, s + 1);
@@ -513,11 +484,8 @@ class Walk {
   }
 }
 
-/**
- * A record's members as JSON.parse keys them (a repeated name keeps its
- * first place and last value), in typed arrays: 12 bytes a member and a
- * hash at most 3/4 full, under 3× the text (a member is 7 bytes at least).
- */
+// A record's members as JSON.parse keys them (a repeated name keeps its first
+// place, last value), in typed arrays: under 3× the text (7 bytes a member).
 class NameTable {
   readonly key: Int32Array;
   readonly value: Int32Array;
@@ -549,7 +517,7 @@ class NameTable {
         return;
       }
     }
-    // JSON.parse makes "__proto__" an own member, and zod's record skips it.
+    // zod's record skips "__proto__".
     if (nameIs(b, ks, ke, '__proto__')) return;
     const e = this.count++;
     this.key[e] = ks;
@@ -560,7 +528,6 @@ class NameTable {
     this.slots[slot] = e + 1;
   }
 
-  /** The entries in Reflect.ownKeys order: array indices ascending, then the other names by first appearance. */
   ownKeysOrder(): Int32Array {
     const b = this.b;
     const order = new Int32Array(this.count);
@@ -578,20 +545,20 @@ class NameTable {
   }
 }
 
-/** An array of length n without its memory (setting a real one's allocates): all zod's cap check reads. */
+/** An array of length n without its memory: all zod's cap check reads. */
 function lengthOnly(n: number): unknown[] {
   return new Proxy([], { get: (target, key) => (key === 'length' ? n : Reflect.get(target, key)) });
 }
 
-/** How the byte judge works, for tests that want every path taken on small inputs. */
+/** For tests that take every path on small inputs. */
 export interface ByteJudgeOptions {
-  /** Values up to this many bytes are parsed and judged as values; smallFor(size) unless given. */
+  /** smallFor(size) unless given. */
   small?: number;
-  /** The table the node's children are numbered in: the SDK's judges unless given. */
+  /** The table of the node's children: the SDK's judges unless given. */
   nodes?: readonly JudgeNode[];
-  /** Values at least this long have their end kept (KEEP unless given). */
+  /** KEEP unless given. */
   keep?: number;
-  /** A backend's kit for long strings: their ends and their base64 check, where the bytes lie. */
+  /** A backend's kit for long strings. */
   strings?: StringKit;
 }
 
@@ -610,18 +577,15 @@ export function judgeBytes(node: JudgeNode, b: Uint8Array, start: number, end: n
   }
 }
 
-/** The most bytes parsed at once: SMALL, or an eighth of the body (JSON.parse builds up to ~22 bytes a byte: within 3× the body). */
+/** SMALL, or an eighth of the body: JSON.parse builds ~22 bytes a byte at most, so within 3× the body. */
 function smallFor(size: number): number {
   return Math.min(SMALL, Math.max(256, size >> 3));
 }
 
-// The verdict alone (acceptsBytes), in one pass in document order, building
-// only the scalars a leaf judges. It may refuse what the judges accept,
-// never the reverse: a refusal goes to the exact path, which names the fault
-// or accepts. Judging every copy of a repeated name (JSON.parse keeps the
-// last) can only refuse more.
+// The verdict alone (acceptsBytes), in document order, building only a
+// leaf's scalars. It may refuse what the judges accept (the exact path then
+// decides), never the reverse: judging each copy of a repeated name only refuses more.
 
-/** The offset just past the value at i, read once. */
 export function skipOnce(b: Uint8Array, i: number): number {
   const c = b[i];
   if (c === QUOTE) return skipString(b, i);
@@ -638,10 +602,9 @@ export function skipOnce(b: Uint8Array, i: number): number {
   }
 }
 
-/** Powers of ten a double holds exactly: 10^0 to 10^22. */
 const EXACT_POWERS = Array.from({ length: 23 }, (_, k) => 10 ** k);
 
-/** The number whose JSON text starts at i (in text rule 4.1 accepted), as JSON.parse makes it. */
+/** The number whose JSON text starts at i, as JSON.parse makes it. */
 export function numberFrom(b: Uint8Array, i: number): number {
   return numberAt(b, i, skipScalar(b, i));
 }
@@ -669,12 +632,10 @@ export function numberAt(b: Uint8Array, s: number, e: number): number {
   return Number(latin1(b, s, e));
 }
 
-/** The text b[s, e) of ASCII bytes as a string. */
 function latin1(b: Uint8Array, s: number, e: number): string {
   return e - s <= 64 ? String.fromCharCode.apply(null, b.subarray(s, e) as unknown as number[]) : utf8Text(b, s, e);
 }
 
-/** The string whose JSON text is b[s, e), quotes included. */
 function stringAt(b: Uint8Array, s: number, e: number): string {
   if (e - s <= 66) {
     let k = s + 1;
@@ -684,7 +645,7 @@ function stringAt(b: Uint8Array, s: number, e: number): string {
   return parseString(b, s, e);
 }
 
-/** -1, or past `null` where the plan takes it: what a plan answers a value of a type it refuses. */
+/** -1, or past `null` where the plan takes it. */
 function orNull(plan: Plan, c: number, i: number): number {
   return c === 0x6e && plan.nullOk ? i + 4 : -1;
 }
@@ -702,14 +663,13 @@ function accepts(plan: Plan, b: Uint8Array, i: number): number {
     case ARRAY:
       return c === OPEN_ARRAY ? acceptsArray(plan, b, i) : orNull(plan, c, i);
     case RECORD:
-      // judge-kit.ts plainObjects.
       return c === OPEN_OBJECT ? (plainObjects() ? acceptsRecord(plan, b, i) : -1) : orNull(plan, c, i);
     case CONTAINER:
       return c === OPEN_OBJECT || c === OPEN_ARRAY ? skipOnce(b, i) : orNull(plan, c, i);
     case BASE64: {
       if (c !== QUOTE) return orNull(plan, c, i);
       const e = skipString(b, i);
-      // Known from its alphabet run, its content is alphabet and '=': its bytes are its string.
+      // Known from its alphabet run, its bytes are its string.
       const known = blobVerdicts.size !== 0 ? blobVerdicts.get(i) : undefined;
       const ok = known ?? blobOk(b, i, e);
       if (ok && known !== undefined && plainBlobs !== undefined && e - i >= SPLICE_MIN) plainBlobs.push(i, e);
@@ -762,7 +722,7 @@ function knownName(plan: Plan, b: Uint8Array, ks: number): number {
   return -1;
 }
 
-/** Whitespace, where there is any: compact text has none, and a call costs more than the test. */
+/** skipWhitespace, called only where there is some: compact text has none. */
 function ws(b: Uint8Array, i: number): number {
   return b[i] > 0x20 ? i : skipWhitespace(b, i);
 }
@@ -809,9 +769,7 @@ function acceptsObject(plan: Plan, b: Uint8Array, s: number): number {
       i = ws(b, i + 1);
     }
   }
-  if ((plan.required & ~met) !== 0) return -1;
-  for (let ask = plan.asked & ~met, k = 0; ask !== 0; ask >>>= 1, k++) if (ask & 1 && !absentOk(plan, k)) return -1;
-  return i + 1;
+  return absentOk(plan, met) ? i + 1 : -1;
 }
 
 function acceptsArray(plan: Plan, b: Uint8Array, s: number): number {

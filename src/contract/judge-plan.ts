@@ -1,26 +1,11 @@
-// A compiled judge (judge-node.ts) as the plan every walk follows: the byte
-// judge (judge-bytes.ts) and encode's writer (body-writer.ts). One plan a
-// node, made once: an integer kind, children by reference, names as strings
-// and bytes. PERF NOTES: looking nodes up by id and switching on kind
-// strings cost a third of the byte judge's time on listings.
-//
-// - ANY: whatever is there (zod's unknown);
-// - OBJECT: each member by its plan, then the absent ones required;
-// - ARRAY: the length against the cap, each item by the element's plan;
-// - UNION: options all OBJECT plans, 31 members in all (encode walks the
-//   object once under every option);
-// - RECORD: each member by the value's plan (string keys);
-// - CONTAINER: any object or array (the SDK's object check);
-// - STRING: any string; BASE64: a blob, checked on its bytes;
-// - VALUE: anything else, by the node's `ok` and `why`: a leaf (`values`
-//   holds an enum's or literal's strings), an island, a larger object, or
-//   another union (`options`).
-//
-// An optional or defaulted node's plan is its inner node's (a value present
-// is never undefined); a nullable's is its inner's with `nullOk` and itself
-// as `node`, so `node` judges any value and `inner` gives the structure.
-// test/write-plan.test.ts holds encode to `ok`, test/generator.test.ts the
-// byte judge to zod.
+// A compiled judge (judge-node.ts) as the plan the byte judge and encode's
+// writer follow: one a node, made once, an integer kind and children by
+// reference (PERF NOTES: ids and kind strings took a third of the byte
+// judge's time). ANY: anything; CONTAINER: any object or array; OBJECT,
+// ARRAY, RECORD and UNION (OBJECT options, 31 members in all) are walked;
+// STRING; BASE64: checked on its bytes; VALUE: by the node's `ok` and `why`.
+// An optional's plan is its inner node's; a nullable's its inner's with
+// `nullOk`. test/write-plan.test.ts and test/generator.test.ts hold them to zod.
 
 import type { ZodNode } from './judge-kit.js';
 import { NODES } from './generated/judges.js';
@@ -37,19 +22,9 @@ export const VALUE = 6;
 export const STRING = 7;
 export const BASE64 = 8;
 
-type Kind =
-  | typeof ANY
-  | typeof OBJECT
-  | typeof ARRAY
-  | typeof UNION
-  | typeof RECORD
-  | typeof CONTAINER
-  | typeof VALUE
-  | typeof STRING
-  | typeof BASE64;
+type Kind = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8;
 
-/** Members of an object plan: at most this many (a bit each in a 32-bit mask). */
-const MAX_KEYS = 31;
+const MAX_KEYS = 31; // a bit each in a 32-bit mask
 
 /** A member name under a union's options. */
 export interface UnionMember {
@@ -62,7 +37,7 @@ export interface UnionMember {
   readonly plans: readonly Plan[];
 }
 
-/** Every plan, whatever its kind, has all fields in one order: one hidden class. */
+/** Every plan has all fields, in one order: one hidden class. */
 export class Plan {
   /** Whether null is accepted (a nullable node around the plan of `inner`). */
   nullOk = false;
@@ -115,7 +90,6 @@ export class Plan {
 
 const NO_HASHES = new Int32Array(0);
 
-/** The plan of whatever is accepted: the same object everywhere. */
 export const ANY_PLAN: Plan = new Plan(ANY, undefined);
 
 /** Whether two plans judge alike: the same plan, or leaves of one test. */
@@ -123,13 +97,13 @@ function alike(p: Plan, q: Plan): boolean {
   return p === q || (p.test !== undefined && p.test === q.test && p.nullOk === q.nullOk);
 }
 
-/** Whether a node accepts undefined, as the generator knows. */
 function takesUndefined(n: JudgeNode): boolean {
   return n.kind === 'optional' || n.kind === 'default' || n.kind === 'unknown';
 }
 
-const plans = new WeakMap<JudgeNode, Plan>();
 const utf8 = new TextEncoder();
+
+const plans = new WeakMap<JudgeNode, Plan>();
 
 /** The plan of a compiled judge's node, whose children are numbered in `table`; made once. */
 export function planOf(node: JudgeNode, table: readonly JudgeNode[] = NODES): Plan {
@@ -141,7 +115,7 @@ export function planOf(node: JudgeNode, table: readonly JudgeNode[] = NODES): Pl
   return p;
 }
 
-/** Nodes whose plan is being made: met again inside itself (a recursive schema), one is judged by its node. */
+/** Nodes whose plan is being made: one met inside itself (recursion) is judged by its node. */
 const making = new Set<JudgeNode>();
 
 function make(n: JudgeNode, table: readonly JudgeNode[]): Plan {
@@ -222,12 +196,14 @@ function build(n: JudgeNode, table: readonly JudgeNode[]): Plan {
   }
 }
 
-/** An OBJECT plan's defaulted member `i`, absent: its node's verdict on undefined. */
-export function absentOk(p: Plan, i: number): boolean {
-  return p.own[i].ok(undefined);
+/** Whether an OBJECT plan accepts the members `seen` lacks: none required, each defaulted one's node taking undefined. */
+export function absentOk(p: Plan, seen: number): boolean {
+  if ((seen & p.required) !== p.required) return false;
+  for (let ask = p.asked & ~seen, i = 0; ask !== 0; ask >>>= 1, i++) if (ask & 1 && !p.own[i].ok(undefined)) return false;
+  return true;
 }
 
-/** A UNION plan: each option's members get bits of one shared mask, and each name one entry for all options. */
+/** A UNION plan: the options' members get bits of one mask, and each name one entry for all options. */
 function unionPlan(n: JudgeNode, options: Plan[]): Plan {
   const first: number[] = [];
   let next = 0;
