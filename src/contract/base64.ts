@@ -1,21 +1,17 @@
-// What the SDK's Base64Schema accepts: a string `atob` decodes (WHATWG
-// forgiving-base64; test/base64.test.ts holds this file to atob):
-// - ASCII whitespace (TAB, LF, FF, CR, SPACE) anywhere is ignored;
-// - what remains is the alphabet A-Z a-z 0-9 + / then at most two `=`;
-// - with no `=`, the alphabet count n is not 1 modulo 4; with one or two,
-//   n plus their count is a multiple of 4; leftover bits are allowed ("AR==").
-//
-// `isBase64` takes a string, `isBase64Bytes` the bytes between a JSON
-// string's quotes, escapes and all, for the judges of the bytes. The core
-// has both in SIMD (assembly/base64.ts), lent for long strings
-// (swapBase64Check, StringKit) with the same verdicts.
+// What the SDK's Base64Schema accepts: what `atob` decodes (WHATWG
+// forgiving-base64; test/base64.test.ts holds this file to atob): ASCII
+// whitespace ignored, the alphabet then at most two `=`; with no `=`, an
+// alphabet count n not 1 modulo 4, else n plus the `=` a multiple of 4.
+// isBase64Bytes takes a JSON string's bytes, escapes and all. The core has
+// both in SIMD (assembly/base64.ts), lent for long strings (StringKit).
+
+import { hexValue, isHex } from './json-text.js';
 
 // Character classes: a table of 2^16 answers any UTF-16 unit with one load; 0 is refused.
 const ALPHABET = 1;
 const SPACE = 2;
 const PAD = 3;
 
-/** Called as `charCodeAt.call(s, i)`: see utf8-writer.ts. */
 const charCodeAt = String.prototype.charCodeAt;
 
 const CLASS = new Uint8Array(0x10000);
@@ -31,7 +27,7 @@ CLASS[0x3d] = PAD;
 const PAIRS = new Uint8Array(0x10000);
 for (let u = 0; u < 0x10000; u++) PAIRS[u] = CLASS[u & 0xff] === ALPHABET && CLASS[u >> 8] === ALPHABET ? 1 : 0;
 
-/** The first offset at or after i in b[i, end) whose byte is not of the alphabet; `units` views b's buffer from 0 as 16-bit units. */
+/** The first offset in b[i, end) not of the alphabet; `units` views b's buffer from 0. */
 function alphabetRun(b: Uint8Array, units: Uint16Array, i: number, end: number): number {
   const base = b.byteOffset;
   if (((base + i) & 1) !== 0) {
@@ -47,15 +43,11 @@ function alphabetRun(b: Uint8Array, units: Uint16Array, i: number, end: number):
   return i;
 }
 
-/** A run this long or longer is worth the word loop. */
 const LONG_RUN = 64;
 
-/**
- * A string with this many units or more to go is copied to bytes for the
- * pair loop. PERF NOTES: on strings JSON.parse just made, the pair loop
- * took 112–125 ns on 44–96 units, a charCodeAt loop 66–176; decode of the
- * everything server's blob frames took 0.92 of its time with 32.
- */
+// A string with this many units to go is copied to bytes for the pair loop.
+// PERF NOTES: on strings JSON.parse just made, it took 112–125 ns on 44–96
+// units, a charCodeAt loop 66–176; the blob frames decoded in 0.92 the time of 32.
 const STRING_RUN = 72;
 
 // Where a string's units are copied to bytes: under 128 KiB, past which a fresh buffer faults in its pages.
@@ -63,7 +55,6 @@ const SCRATCH = new Uint8Array(64 * 1024);
 const SCRATCH_UNITS = new Uint16Array(SCRATCH.buffer);
 const encoder = new TextEncoder();
 
-/** The first index at or after i whose unit is not of the alphabet. */
 function alphabetRunOfString(s: string, i: number): number {
   const length = s.length;
   while (i < length) {
@@ -76,7 +67,7 @@ function alphabetRunOfString(s: string, i: number): number {
   return length;
 }
 
-/** Whether b[start, end) holds a run of at least `length` bytes of the alphabet: a sign that a blob is there. */
+/** Whether b[start, end) holds an alphabet run of `length` bytes: a sign of a blob. */
 export function hasAlphabetRun(b: Uint8Array, start: number, end: number, length: number): boolean {
   let run = 0;
   for (let i = start; i < end; i++) {
@@ -105,7 +96,7 @@ export function base64AfterRun(b: Uint8Array, start: number, run: number): numbe
   return accepts(run - start, k - run) ? k + 1 : -1;
 }
 
-/** The verdict once the data ends: `n` alphabet characters, then `pad` '=' (whitespace aside). */
+/** The verdict on `n` alphabet characters, then `pad` '='. */
 function accepts(n: number, pad: number): boolean {
   return pad === 0 ? n % 4 !== 1 : pad <= 2 && (n + pad) % 4 === 0;
 }
@@ -113,7 +104,6 @@ function accepts(n: number, pad: number): boolean {
 /** Strings this long or longer go to the backend's check, while a codec lends one (swapBase64Check). */
 export const LONG_STRING = 256;
 
-/** A backend's check for long strings, in force while a codec judges with that backend. */
 let longCheck: ((s: string) => boolean) | undefined;
 
 /** Puts `check` in force for long strings (the judges cannot pass it) and returns the one it replaces, to put back. */
@@ -128,7 +118,7 @@ export function isBase64(s: string): boolean {
   return s.length >= LONG_STRING && longCheck !== undefined ? longCheck(s) : isBase64Js(s);
 }
 
-/** Whether atob accepts `s`, in JS whatever check is in force. */
+/** Whether atob accepts `s`, in JS. */
 export function isBase64Js(s: string): boolean {
   const length = s.length;
   let i = 0;
@@ -147,7 +137,6 @@ export function isBase64Js(s: string): boolean {
     if (kind !== PAD) return false;
     break;
   }
-  // The tail: '=' and whitespace only.
   const n = i - spaces;
   let pad = 0;
   for (; i < length; i++) {
@@ -158,24 +147,16 @@ export function isBase64Js(s: string): boolean {
   return accepts(n, pad);
 }
 
-const HEX = new Int8Array(256).fill(-1);
-for (let d = 0; d < 16; d++) {
-  HEX['0123456789abcdef'.charCodeAt(d)] = d;
-  HEX['0123456789ABCDEF'.charCodeAt(d)] = d;
-}
-
 /**
- * Whether atob accepts the string whose content, between its quotes, is
- * b[start, end): an escape stands for its character (`\/`, `\n`, `\u0041`),
- * and one cut short is refused. assembly/base64.ts is the same function:
- * change one, change the other.
+ * Whether atob accepts the JSON string content b[start, end), an escape as
+ * its character (`\/`, `\u0041`) and one cut short refused.
+ * assembly/base64.ts is the same function: change one, change the other.
  */
 export function isBase64Bytes(b: Uint8Array, start: number, end: number): boolean {
   let i = start;
   let n = 0;
   let pad = 0;
   const units = end - start >= LONG_RUN ? new Uint16Array(b.buffer, 0, b.buffer.byteLength >> 1) : SCRATCH_UNITS;
-  // Runs of the alphabet by alphabetRun; escapes, whitespace and padding one at a time.
   while (i < end) {
     const run = i;
     if (pad === 0) {
@@ -193,13 +174,8 @@ export function isBase64Bytes(b: Uint8Array, start: number, end: number): boolea
       else if (e === 0x74) c = 0x09;
       else if (e === 0x66) c = 0x0c;
       else if (e === 0x75) {
-        if (i + 4 > end) return false;
-        const d0 = HEX[b[i]];
-        const d1 = HEX[b[i + 1]];
-        const d2 = HEX[b[i + 2]];
-        const d3 = HEX[b[i + 3]];
-        if ((d0 | d1 | d2 | d3) < 0) return false;
-        c = (d0 << 12) | (d1 << 8) | (d2 << 4) | d3;
+        if (i + 4 > end || !isHex(b[i]) || !isHex(b[i + 1]) || !isHex(b[i + 2]) || !isHex(b[i + 3])) return false;
+        c = hexValue(b, i);
         i += 4;
       } else return false; // \" \\ \b, or cut short
     }

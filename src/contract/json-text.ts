@@ -1,14 +1,8 @@
-// Whether a body is strict JSON text (WIRE.md rule 4.1), on the pure-JS path:
-// one pass, no value built (RFC 8259 grammar, UTF-8, escapes and surrogate
-// pairs, finite numbers, 127 levels, only whitespace after the value).
-//
-// assembly/json.ts is this scanner in AssemblyScript, the same rules in the
-// same order, so both report the same status at the same offset
-// (assembly/status.ts); a differential test allows no disagreement. Change
-// one, change the other.
-//
-// PERF NOTES: bodies are mostly string content, so the string loop is the
-// hot one: one range test a byte; structure takes the slower switch.
+// Whether a body is strict JSON text (WIRE.md rule 4.1), on the pure-JS path,
+// in one pass. assembly/json.ts is this scanner again, the same rules in the
+// same order, so both report the same status at the same offset (a
+// differential test holds them): change one, change the other.
+// PERF NOTES: the string loop is the hot one, one range test a byte.
 
 import type { Fault } from '../wire/fault.js';
 import { Status } from '../wire/status.js';
@@ -20,7 +14,6 @@ export const MAX_DEPTH = 127;
 const OBJECT = 1;
 const ARRAY = 2;
 
-// Scratch for the container stack; the scanner is synchronous, so one will do.
 const stack = new Uint8Array(MAX_DEPTH + 1);
 
 const fault = (status: Status, offset: number): Fault => ({ status, offset });
@@ -34,11 +27,11 @@ function skipWhitespace(b: Uint8Array, i: number, end: number): number {
   return i;
 }
 
-function isHex(c: number): boolean {
+export function isHex(c: number): boolean {
   return (c >= 0x30 && c <= 0x39) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x66);
 }
 
-/** The code unit of the four hex digits at b[i] (already checked to be hex). */
+/** The code unit of the four hex digits at b[i]. */
 export function hexValue(b: Uint8Array, i: number): number {
   let v = 0;
   for (let k = 0; k < 4; k++) {
@@ -88,7 +81,6 @@ function scanEscape(b: Uint8Array, i: number, end: number): number | Fault {
     case 0x74: // t
       return i + 2;
     case 0x75: {
-      // u
       for (let k = 2; k < 6; k++) {
         if (i + k >= end) return fault(Status.JsonEnd, end);
         if (!isHex(b[i + k])) return fault(Status.BadEscape, i);
@@ -109,11 +101,7 @@ function scanEscape(b: Uint8Array, i: number, end: number): number | Fault {
   }
 }
 
-/**
- * The length of the well-formed UTF-8 sequence that starts with the non-ASCII
- * byte b[i], or 0 when it is not one (Unicode 15, table 3-7: no overlong
- * forms, no surrogates, nothing above U+10FFFF, no cut sequence).
- */
+/** The length of the well-formed UTF-8 sequence at the non-ASCII byte b[i], or 0 (Unicode 15, table 3-7). */
 export function utf8Length(b: Uint8Array, i: number, end: number): number {
   const c = b[i];
   let n: number;
@@ -169,7 +157,6 @@ function scanNumber(b: Uint8Array, i: number, end: number): number | Fault {
   return i;
 }
 
-/** Checks a literal (true, false, null) at b[i]; returns the offset after it, or a fault. */
 function scanLiteral(b: Uint8Array, i: number, end: number, word: readonly number[]): number | Fault {
   for (let k = 0; k < word.length; k++) {
     if (i + k >= end) return fault(Status.JsonEnd, end);
@@ -188,7 +175,6 @@ export function validateJsonText(b: Uint8Array, start: number, end: number): Fau
   let i = skipWhitespace(b, start, end);
   if (i + 2 < end && b[i] === 0xef && b[i + 1] === 0xbb && b[i + 2] === 0xbf) return fault(Status.Bom, i);
 
-  // Each turn reads one value at i, then the punctuation after it.
   for (;;) {
     if (i >= end) return fault(Status.JsonEnd, end);
     let r: number | Fault;

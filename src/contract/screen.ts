@@ -1,19 +1,14 @@
-// What JSON.parse does not judge of rule 4.1, for decode: one light pass
-// over a body. JSON.parse refuses all outside RFC 8259's grammar, but lets
-// through four things rule 4.1 refuses: bytes not UTF-8, a lone surrogate
-// escape, a number past the largest double, nesting deeper than 127. A body
-// passes the screen when none can be in it: its UTF-8 is well formed, no
-// escape is `\u` then `d` or `D`, outside strings no `e`/`E` follows a
-// digit and no 309 digits run (so below 1e308), and brackets nest at most
-// 127 deep. For a body that passes, JSON.parse's verdict is rule 4.1's; one
-// that does not is verified as before: the screen never names a fault. (A
-// BOM outside a string fails JSON.parse; the decoders keep it, utf8-text.ts.)
-// assembly/screen.ts is the same screen; its SIMD build refuses a little more.
+// What JSON.parse does not judge of rule 4.1, for decode. JSON.parse lets
+// through bytes not UTF-8, a lone surrogate escape, a number past the
+// largest double, and nesting past 127. A body passes when none can be in
+// it: its UTF-8 is well formed, no escape is `\u` then `d` or `D`, outside
+// strings no `e`/`E` follows a digit nor 309 digits run, and brackets nest
+// 127 deep at most. Then JSON.parse's verdict is rule 4.1's; otherwise the
+// backend verifies it. assembly/screen.ts is the same (its SIMD build
+// refuses a little more).
 
-import { utf8Length } from './json-text.js';
+import { MAX_DEPTH, utf8Length } from './json-text.js';
 
-/** Rule 4.1's nesting limit. */
-const MAX_DEPTH = 127;
 /** Digits in a row from which a number may be 1e308 or more. */
 const DIGIT_RUN = 309;
 
@@ -64,21 +59,15 @@ export function screenJsonText(b: Uint8Array, start: number, end: number): boole
   return true;
 }
 
-// Short bodies, screened on the text decode parses anyway. Within
-// SHORT_TEXT bytes nothing nests 128 deep (256 bytes) and no number is past
-// 1e308 without an exponent of three digits (its integer part would need
-// 210), so one regular expression looks for the rest: U+FFFD (every decoder
-// decode uses makes it of bytes not UTF-8), a surrogate escape, and a digit
-// then `e`/`E` and three digits (the digit spares `release-2024` in URIs:
-// 17% of listing-small's frames). It reads strings too; a text it does not
-// pass is screened on its bytes. Only ASCII text: V8's two-byte strings made
-// it slower than the core (175 ns against 115).
-//
+// Short bodies, screened on their text. Within SHORT_TEXT bytes nothing nests
+// 128 deep and no number passes 1e308 without a three-digit exponent, so one
+// regular expression looks for the rest: U+FFFD (decoders make it of bytes
+// not UTF-8), a surrogate escape, a digit then `e` and three digits (the
+// digit spares `release-2024`: 17% of listing-small). A text it does not
+// pass, or not ASCII (slower than the core there), is screened on its bytes.
 // PERF NOTES: 116 of the everything server's 139 answers are this short:
-// ~50 ns a text, against 110 for the core's screen; decode took 0.95–0.98
-// of its time on listing-small and those answers.
+// ~50 ns against 110 for the core; decode took 0.95–0.98 of its time.
 
-/** The longest body screenShortText may judge. */
 export const SHORT_TEXT = 208;
 
 const MAY_BREAK_RULE_41 = /\uFFFD|\\u[dD]|\d[eE][+-]?\d\d\d/;
