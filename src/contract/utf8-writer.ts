@@ -1,9 +1,6 @@
-// The writer's output (body-writer.ts walks the value): a scratch buffer
-// grown by doubling and checked against the frame's limits, holding strings,
-// numbers and literals as JSON.stringify writes them (QuoteJSONString,
-// Number::toString). A string of up to LONG characters is escaped by a JS
-// loop; a longer one goes through TextEncoder in segments, scanned a word at
-// a time for escapes, and back to the loop from a segment not well formed.
+// The writer's output (body-writer.ts walks the value): a scratch buffer grown
+// by doubling within the frame's limits, and strings, numbers and literals as
+// JSON.stringify writes them; a long string goes through TextEncoder.
 
 import { EncodeError, REFUSAL } from './encode-rules.js';
 
@@ -15,26 +12,21 @@ export interface FrameLimits {
   readonly units: number;
 }
 
-/**
- * A record's length field is 32 bits (WIRE.md sections 3 and 6); V8's
- * longest string, 2^29 - 24 units, bounds what TextDecoder can decode there,
- * and at 3 bytes a unit keeps any body below 2^32 - 1 bytes.
- */
+// A record's length field is 32 bits (WIRE.md sections 3 and 6); V8's longest
+// string bounds what TextDecoder can decode, and keeps bodies below 2^32 - 1.
 export const FRAME_LIMITS: FrameLimits = { bytes: 2 ** 32 - 1, units: 2 ** 29 - 24 };
 
-/** The first scratch buffer: below 128 KiB, so a fresh one costs few page faults. */
+/** Below 128 KiB, so a fresh buffer costs few page faults. */
 const FIRST_BYTES = 64 * 1024;
-/** V8's largest typed array, in elements. */
-const MAX_BUFFER = 2 ** 32;
+const MAX_BUFFER = 2 ** 32; // V8's largest typed array
 
-/** Member names up to this long take name()'s own loop. */
 const NAME_LENGTH = 64;
 
 /** Strings longer than this try encodeInto first (see escapeRaw). */
 const LONG = 128;
-/** Characters of a long string looked at first: an escape among them sends it through RAW (native()). */
+/** Characters of a long string looked at first: an escape there sends it through RAW. */
 const LOOK_AHEAD = 64;
-/** Characters written between capacity checks on the JS path: at most 6 bytes each. */
+/** Characters written between capacity checks on the JS path. */
 const CHUNK = 8192;
 
 // PERF NOTES: `charCodeAt.call(s, i)`, not `s.charCodeAt(i)`, whose load
@@ -69,7 +61,7 @@ function allocate(size: number): Uint8Array | null {
   }
 }
 
-/** Writes the escape of an ASCII character JSON.stringify escapes (or DEL, which it does not); returns the new end. */
+/** Writes an ASCII character's escape (DEL as it is); returns the new end. */
 function writeEscape(b: Uint8Array, p: number, c: number): number {
   if (c === 0x7f) {
     b[p++] = c;
@@ -93,7 +85,6 @@ function writeEscape(b: Uint8Array, p: number, c: number): number {
   return p;
 }
 
-/** Writes the four bytes of a surrogate pair; returns the new end. */
 function pair(b: Uint8Array, p: number, high: number, low: number): number {
   const cp = 0x10000 + ((high - 0xd800) << 10) + (low - 0xdc00);
   b[p++] = 0xf0 | (cp >> 18);
@@ -103,33 +94,28 @@ function pair(b: Uint8Array, p: number, high: number, low: number): number {
   return p;
 }
 
-/** Whether the first LOOK_AHEAD characters of s need no escape. */
+/** Whether JSON.stringify escapes the ASCII character c. */
+function escapes(c: number): boolean {
+  return c < 0x20 || c === 0x22 || c === 0x5c;
+}
+
 function plainAhead(s: string): boolean {
-  for (let i = 0; i < LOOK_AHEAD; i++) {
-    const c = charCodeAt.call(s, i);
-    if (c < 0x20 || c === 0x22 || c === 0x5c) return false;
-  }
+  for (let i = 0; i < LOOK_AHEAD; i++) if (escapes(charCodeAt.call(s, i))) return false;
   return true;
 }
 
-/** Whether a byte of the 32-bit word x is one JSON.stringify escapes (hasEscape's test, a word at a time). */
 function escapeInWord(x: number): boolean {
   const q = x ^ 0x22222222;
   const r = x ^ 0x5c5c5c5c;
   return ((((x - 0x20202020) & ~x) | ((q - 0x01010101) & ~q) | ((r - 0x01010101) & ~r)) & 0x80808080) !== 0;
 }
 
-/**
- * Whether b[from, to) holds a byte JSON.stringify escapes (below 0x20, '"',
- * '\\'); `words` views b's buffer. PERF NOTES: a word at a time by "Bit
- * Twiddling Hacks" hasless and haszero, ~3× a byte loop or a regex.
- */
+// Whether b[from, to) holds a byte JSON.stringify escapes; `words` views b's
+// buffer. PERF NOTES: a word at a time ("Bit Twiddling Hacks" hasless and
+// haszero), ~3× a byte loop or a regex.
 function hasEscape(b: Uint8Array, words: Int32Array, from: number, to: number): boolean {
   let i = from;
-  for (; i < to && (i & 3) !== 0; i++) {
-    const c = b[i];
-    if (c < 0x20 || c === 0x22 || c === 0x5c) return true;
-  }
+  for (; i < to && (i & 3) !== 0; i++) if (escapes(b[i])) return true;
   const end = to >> 2;
   let k = i >> 2;
   // Two words a turn: a fifth less time than one.
@@ -145,25 +131,21 @@ function hasEscape(b: Uint8Array, words: Int32Array, from: number, to: number): 
   }
   for (; k < end; k++) if (escapeInWord(words[k])) return true;
   if (k << 2 > i) i = k << 2;
-  for (; i < to; i++) {
-    const c = b[i];
-    if (c < 0x20 || c === 0x22 || c === 0x5c) return true;
-  }
+  for (; i < to; i++) if (escapes(b[i])) return true;
   return false;
 }
 
-/** For DataView writes of words read through an Int32Array. */
 const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
 
 /** A segment of a long string with escapes, as encodeInto writes it, before escapeRaw. */
 const RAW = new Uint8Array(3 * CHUNK + 4);
 const RAW_WORDS = new Int32Array(RAW.buffer);
 
-/** Writes RAW[from, to) to b at p, escaped a byte at a time; returns the new end. */
+/** Writes RAW[from, to) escaped to b at p; returns the new end. */
 function escapeBytes(b: Uint8Array, p: number, from: number, to: number): number {
   for (let j = from; j < to; j++) {
     const c = RAW[j];
-    if (c < 0x20 || c === 0x22 || c === 0x5c) p = writeEscape(b, p, c);
+    if (escapes(c)) p = writeEscape(b, p, c);
     else b[p++] = c;
   }
   return p;
@@ -173,7 +155,7 @@ export const TRUE = Uint8Array.from('true', (c) => c.charCodeAt(0));
 export const FALSE = Uint8Array.from('false', (c) => c.charCodeAt(0));
 export const NULL = Uint8Array.from('null', (c) => c.charCodeAt(0));
 
-/** The output of one call, and where in the value it is; one is kept and reused between calls. */
+/** The output of one call, and where in the value it is. */
 export class Utf8Writer {
   buf: Uint8Array = new Uint8Array(0);
   /** buf's whole buffer, and views of it: words for scans, view for writing words (both go with it). */
@@ -189,12 +171,11 @@ export class Utf8Writer {
   readonly path: PropertyKey[] = [];
   /** The refusal this writer threw, to tell it from the value's own exceptions. */
   refusal: unknown = null;
-  /** Scratch buffers allocated, for the test that the steady state allocates none. */
+  /** Scratch buffers allocated (for tests). */
   allocations = 0;
 
   constructor(readonly limits: FrameLimits) {}
 
-  /** Throws `bad`, a refusal of the schema's, as this writer's own. */
   refuseWith(bad: EncodeError): never {
     this.refusal = bad;
     throw bad;
@@ -206,20 +187,18 @@ export class Utf8Writer {
     return new EncodeError(REFUSAL.threw(e), this.path.slice(0, this.open.length), { cause: e });
   }
 
-  /** Throws, as an EncodeError at the current path. */
   refuse(message: string): never {
     const error = new EncodeError(message, this.path.slice(0, this.open.length));
     this.refusal = error;
     throw error;
   }
 
-  /** Refuses once what is written, and `more` bytes of one code unit each, would be over a limit. */
+  /** Refuses where what is written and `more` one-unit bytes would be over a limit. */
   checkLength(more = 0): void {
     if (this.pos + more - this.extra - 1 > this.limits.units) this.refuse(REFUSAL.tooLong(this.limits.units));
     if (this.pos + more > this.limits.bytes) this.refuse(REFUSAL.tooLarge(this.limits.bytes));
   }
 
-  /** Room for `need` bytes in all, growing the buffer by doubling. */
   grow(need: number): void {
     this.checkLength();
     if (need > MAX_BUFFER) this.refuse(REFUSAL.tooLarge(this.limits.bytes));
@@ -235,11 +214,9 @@ export class Utf8Writer {
     this.view = new DataView(this.bytes);
   }
 
-  /**
-   * A member's name and the colon. PERF NOTES: string() and byte() took
-   * 4.5–6.4% more instructions, a cache of names' bytes 1.3–3.3% more; four
-   * characters at a time ran at 0.88–1.02× bare against 1.03–1.15×.
-   */
+  // A member's name and the colon. PERF NOTES: string() and byte() took
+  // 4.5–6.4% more instructions, a cache of names' bytes 1.3–3.3% more; four
+  // characters at a time ran at 0.88–1.02× bare against 1.03–1.15×.
   name(k: string): void {
     const n = k.length;
     let p = this.pos;
@@ -269,12 +246,9 @@ export class Utf8Writer {
     this.buf[this.pos++] = c;
   }
 
-  /**
-   * A member's head, `"name":`, n bytes, written from its words
-   * (judge-plan.ts) with the zeros after it, which the next write covers.
-   * PERF NOTES: against a byte at a time, 1.8–2.9% fewer instructions on
-   * the servers' answers, 10.5% on listing-small.
-   */
+  // A member's head, `"name":`, n bytes, from its words (judge-plan.ts) and
+  // the zeros after, which the next write covers. PERF NOTES: against a byte
+  // at a time, 1.8–2.9% fewer instructions, 10.5% on listing-small.
   head(n: number, words: Int32Array): void {
     const p = this.pos;
     const count = words.length;
@@ -299,13 +273,12 @@ export class Utf8Writer {
     const b = this.buf;
     let p = this.pos;
     if (n === (n | 0)) {
-      // -0 is written "0", as Number::toString writes it.
       let u = n;
       if (u < 0) {
         b[p++] = 0x2d;
         u = -u;
       }
-      // u is at most 2^31, so its tenth fits in 31 bits.
+      // -0 is written "0"; u is at most 2^31, so its tenth fits in 31 bits.
       p += u < 10 ? 1 : u < 100 ? 2 : u < 1000 ? 3 : u < 10000 ? 4 : u < 100000 ? 5 : u < 1000000 ? 6 : u < 1e7 ? 7 : u < 1e8 ? 8 : u < 1e9 ? 9 : 10;
       let q = p;
       do {
@@ -337,12 +310,9 @@ export class Utf8Writer {
     return true;
   }
 
-  /**
-   * Writes s[i, stop) escaped, in room made for six bytes a character and a
-   * pair past stop; returns where it stopped (past a pair that crosses
-   * stop), or -1 at a lone surrogate, with pos and extra unchanged.
-   * PERF NOTES: four plain characters a word: 2.8–15.3% fewer instructions.
-   */
+  // Writes s[i, stop) escaped, in room for 6 bytes a character and a pair past
+  // stop; returns where it stopped, or -1 at a lone surrogate (pos unchanged).
+  // PERF NOTES: four plain characters a word: 2.8–15.3% fewer instructions.
   escaped(s: string, i: number, stop: number): number {
     const n = s.length;
     const b = this.buf;
@@ -393,7 +363,6 @@ export class Utf8Writer {
     return i;
   }
 
-  /** A long string: native(), then the JS loop from a segment not well formed. */
   long(s: string): boolean {
     const n = s.length;
     // A unit is a byte at least: refused before anything is allocated.
@@ -411,14 +380,11 @@ export class Utf8Writer {
     return true;
   }
 
-  /**
-   * Writes s in segments with encodeInto while each is well formed (it
-   * writes a lone surrogate as U+FFFD), escaping a segment that needs it;
-   * returns s.length or the first segment not written. No segment splits a pair.
-   */
+  // Writes s by encodeInto in segments, none splitting a pair, while each is
+  // well formed (it writes a lone surrogate as U+FFFD); returns where it stopped.
   native(s: string): number {
     const n = s.length;
-    // Text with an escape near its start likely has more: every segment goes through RAW.
+    // An escape near the start: likely more, so every segment goes through RAW.
     const viaRaw = !plainAhead(s);
     let i = 0;
     while (i < n) {
@@ -444,12 +410,9 @@ export class Utf8Writer {
     return n;
   }
 
-  /**
-   * Writes RAW[0, n) at pos, escaped, a clean word at a time; returns the
-   * new end. PERF NOTES: long texts with escapes took 4.18 ns a character
-   * against 5.39 in the JS loop; with LONG at 32, not 128, short strings
-   * took 901 ns a frame against 641.
-   */
+  // Writes RAW[0, n) at pos escaped, a clean word at a time; returns the new
+  // end. PERF NOTES: long texts with escapes took 4.18 ns a character against
+  // 5.39 in the JS loop; LONG at 32, not 128, took 901 ns a frame against 641.
   escapeRaw(n: number): number {
     const pos = this.pos;
     if (pos + 6 * n > this.buf.length) this.grow(pos + 6 * n);
@@ -469,7 +432,7 @@ export class Utf8Writer {
     return escapeBytes(b, p, whole << 2, n);
   }
 
-  /** escaped() from s[i] on, with capacity and the limits checked every CHUNK characters. */
+  /** escaped() from s[i] on, checking room and limits every CHUNK characters. */
   loop(s: string, i: number): boolean {
     const n = s.length;
     while (i < n) {
