@@ -1,10 +1,7 @@
-// What encoding refuses (WIRE.md section 5): what decoding would refuse, and
-// what JSON.stringify would alter (NaN to null, a function or symbol left
-// out, undefined in an array to null, a lone surrogate to an escape), with
-// the value's path, before any byte is returned:
-// - a number not finite, a lone surrogate (in a string or a name), more
-//   than 127 levels (rule 4.1), and a cycle;
-// - undefined in an array, as the body, or from toJSON;
+// What encoding refuses (WIRE.md section 5), with the value's path, before
+// any byte: what decoding refuses, and what JSON.stringify would alter.
+// - a number not finite, a lone surrogate, more than 127 levels (rule 4.1);
+// - a cycle; undefined in an array, as the body, or from toJSON;
 // - a function, a symbol or a BigInt, boxed or not, without a toJSON;
 // - a body longer than V8's longest string, or a frame than a record holds;
 // - an array past 2^26 elements (body-writer.ts, MAX_ELEMENTS);
@@ -37,7 +34,6 @@ function describe(e: unknown): string {
   }
 }
 
-/** The messages of the refusals body-writer.ts makes. */
 export const REFUSAL = {
   notFinite: (n: number) => `${n} is not a finite number (rule 4.1)`,
   loneSurrogate: 'a lone surrogate in a string (rule 4.1)',

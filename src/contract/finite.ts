@@ -1,10 +1,9 @@
 // Whether a JSON number literal is finite as an IEEE double (rule 4.1).
-// JSON.parse rounds to nearest, ties to even; halfway between the largest
-// double and 2^1024 lies T = 2^1024 - 2^970 (309 digits), and a tie rounds
-// up to Infinity, so a literal is refused exactly when |x| >= T. Decided on
-// the digits: x = 0.d1d2... * 10^E, d1 != 0, is finite for E < 309, not for
-// E > 309, and at 309 by comparing digits with T's. assembly/number.ts does
-// the same; test/finite.test.ts checks both against Number().
+// Halfway between the largest double and 2^1024 lies T = 2^1024 - 2^970,
+// and the tie rounds up to Infinity: a literal is refused when |x| >= T.
+// With x = 0.d1d2... * 10^E, d1 != 0: finite for E < 309, not for E > 309,
+// and at 309 by T's digits. assembly/number.ts does the same;
+// test/finite.test.ts checks both against Number().
 
 /** T's 309 decimal digits (computed as (2n ** 1024n - 2n ** 970n).toString()). */
 export const OVERFLOW_DIGITS =
@@ -28,7 +27,6 @@ export function isFiniteLiteral(b: Uint8Array, start: number, end: number): bool
   let digitsEnd = i; // the integer and fraction digits, the '.' among them
   while (digitsEnd < end && ((b[digitsEnd] >= ZERO && b[digitsEnd] <= NINE) || b[digitsEnd] === DOT)) digitsEnd++;
 
-  // Fast answer: no exponent and fewer than 309 integer digits is finite.
   let intDigits = 0;
   while (digitsStart + intDigits < digitsEnd && b[digitsStart + intDigits] !== DOT) intDigits++;
   if (digitsEnd === end && intDigits < 309) return true;

@@ -1,30 +1,16 @@
-// The compiled judges' shared parts: zod's first issue, found and worded as
-// zod finds and words it.
-//
-// Decoding reports only the first issue, so a judge stops early and returns
-// a Fault: the raw issue zod would raise first, its path (reversed, so each
-// level pushes), and whether zod's list for the value would be "aborted",
-// which is what zod's union reads (all options aborted: `invalid_union`;
-// exactly one not: that option's issues). Messages come from zod's own
-// finalizeIssue and error maps, except that an `invalid_union` carries no
-// `errors`.
-//
-// The judges judge values as JSON.parse makes them (test/schema-judge.test.ts
-// holds them to safeParse). On those, zod's isPlainObject holds for every
-// object or for none, as Object.prototype stands: plainObjects(), read once
-// a judgement (judgeWith and judge-bytes.ts begin one).
-//
-// A generated judge finds its zod nodes by path from an exported SDK schema;
-// `at` and `root` check each one's signature (signature.ts) against the
-// build's, so another SDK makes the module refuse to load and judging falls
-// back to zod.
+// The compiled judges' shared parts. A judge stops at zod's first issue and
+// returns a Fault: the raw issue, its path (reversed, so each level pushes),
+// and whether zod's list would be "aborted", which zod's union reads (all
+// aborted: `invalid_union`; one not: its issues). zod's finalizeIssue words
+// it, though an `invalid_union` carries no `errors`. Values are judged as
+// JSON.parse makes them (test/schema-judge.test.ts); `at` and `root` refuse
+// to load judges made from another SDK (signature.ts).
 
 import { config, util } from 'zod/v4/core';
 import { signature } from './signature.js';
 
 export { probeVerdicts, signature } from './signature.js';
 
-/** A judged value's members, read as zod reads them. */
 export type Rec = Record<PropertyKey, unknown>;
 
 /** An issue as zod pushes it, before finalizeIssue words it. */
@@ -82,13 +68,10 @@ function checked(node: ZodNode, expected: string, where: string): ZodNode {
   return node;
 }
 
-/** Zod's record test. */
 const isPlainObject: (x: unknown) => boolean = util.isPlainObject;
 
-/** What plainObjects asks zod about: an object as JSON.parse makes one. */
 const PLAIN = {};
 
-/** What plainObjects last read, and whether it was read in the judgement under way. */
 let plain = true;
 let plainKnown = false;
 
@@ -112,12 +95,11 @@ export function plainObjects(): boolean {
   return plain;
 }
 
-/** The fault for an issue. */
 export function fault(issue: RawIssue, aborted: boolean): Fault {
   return { issue, rpath: [], aborted };
 }
 
-/** An `invalid_type` issue raised by the node's own parse, as zod words it: aborts. */
+/** An `invalid_type` issue of the node's own parse: aborts. */
 export function typeFault(input: unknown, inst: ZodNode, expected: string): Fault {
   return { issue: { expected, code: 'invalid_type', input, inst }, rpath: [], aborted: true };
 }
@@ -127,7 +109,7 @@ export function nonoptional(): Fault {
   return { issue: { code: 'invalid_type', expected: 'nonoptional', input: undefined }, rpath: [], aborted: true };
 }
 
-/** A failed custom check `check` of the node `owner`, raised as zod's handleRefineResult and runChecks raise it. */
+/** A failed custom check of `owner`, as zod's handleRefineResult and runChecks raise it. */
 export function customFault(check: ZodNode, owner: ZodNode, input: unknown): Fault {
   const d = check._zod.def as { path?: PropertyKey[]; abort?: boolean; params?: unknown };
   const issue: RawIssue = { code: 'custom', input, inst: check, path: [...(d.path ?? [])], continue: !d.abort };
@@ -136,7 +118,6 @@ export function customFault(check: ZodNode, owner: ZodNode, input: unknown): Fau
   return { issue, rpath: [], aborted: issue.continue !== true };
 }
 
-/** Adds one step to the front of the fault's path. */
 export function prefix(f: Fault, step: PropertyKey): Fault {
   f.rpath.push(step);
   return f;
@@ -185,7 +166,7 @@ export function capFault(inst: ZodNode, input: unknown[]): Fault {
 
 const KEY_CTX = { async: false };
 
-/** A record's judge, for any value judge: zod's $ZodRecord with a plain string key, in Reflect.ownKeys order. */
+/** zod's $ZodRecord with a plain string key, for any value judge. */
 export function recordWhy(input: unknown, inst: ZodNode, why: (v: unknown) => Fault | undefined): Fault | undefined {
   if (!isPlainObject(input)) return typeFault(input, inst, 'record');
   const o = input as Rec;
@@ -231,7 +212,6 @@ export function zodWhy(node: ZodNode, x: unknown): Fault | undefined {
   return { issue: r.issues[0], rpath: [], aborted: util.aborted(r as never) };
 }
 
-/** zodWhy's verdict alone. */
 export function zodOk(node: ZodNode, x: unknown): boolean {
   return node._zod.run({ value: x, issues: [] }, RUN_CTX).issues.length === 0;
 }

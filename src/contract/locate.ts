@@ -1,7 +1,6 @@
 // Where in the bytes a value sits, given its path: the offset of a schema
-// complaint (WIRE.md section 4: "best effort for schema rules"). Runs only on
-// the error path, over text already accepted; member names are compared
-// decoded, and of a repeated name the last counts, as in JSON.parse.
+// complaint (WIRE.md section 4: "best effort"), on the error path only. Names
+// are compared decoded; of a repeated name the last counts, as in JSON.parse.
 
 import { skipOnce, skipString, skipWhitespace } from './judge-bytes.js';
 import { utf8Text } from './utf8-text.js';
@@ -37,11 +36,8 @@ function findElement(b: Uint8Array, i: number, index: number): number {
   }
 }
 
-/**
- * The offset of the value at `path` in the JSON text b[start, end), or of
- * the deepest value on the path that exists. The text must be valid.
- */
-export function locate(b: Uint8Array, start: number, end: number, path: Path): number {
+/** The offset of the value at `path` in the valid JSON text b[start, _end), or of the deepest one on it that exists. */
+export function locate(b: Uint8Array, start: number, _end: number, path: Path): number {
   let at = skipWhitespace(b, start);
   for (const step of path) {
     let next = -1;

@@ -1,12 +1,9 @@
-// Rules 4.2 and 4.3: the SDK's schema judges the parsed value, and an error
-// code fits in 32 bits. The schema only judges: decoding returns JSON.parse's
-// value, not zod's output, so `_meta` and unknown members survive.
-//
-// safeParse builds an issue for every failing item (a 16 MiB
+// Rules 4.2 and 4.3: the SDK's schema judges the parsed value (decoding
+// returns JSON.parse's value, so unknown members survive), and an error code
+// fits in 32 bits. safeParse builds an issue per failing item (a 16 MiB
 // `{"resources":[1,1,…]}` ran out of memory), so the SDK's schemas are
-// compiled at build time (scripts/gen-judges.mjs) into functions that give
-// its verdict and first issue and stop (test/schema-judge.test.ts). Another
-// schema is judged by safeParse with abortEarly.
+// compiled (scripts/gen-judges.mjs) to stop at the first; others use
+// safeParse with abortEarly.
 
 import * as sdk from '@modelcontextprotocol/sdk/types.js';
 import type { BodyRule } from './rules.js';
@@ -37,7 +34,6 @@ const INT32_MAX = 2147483647;
 /** The compiled judge of each SDK schema, by identity; empty when the SDK is not the one they were built from. */
 const COMPILED: ReadonlyMap<object, JudgeNode> = new Map(DRIFT ? [] : ROOTS.map(([, schema, id]) => [schema, NODES[id]]));
 
-/** The compiled judge of a schema, or undefined when it has none. */
 export function compiledJudge(schema: Judge): JudgeNode | undefined {
   return COMPILED.get(schema);
 }
@@ -79,7 +75,7 @@ export type SchemaJudges = 'compiled' | 'sdk';
 /** 'sdk' when the SDK loaded is not the one the judges were generated from (safeParse: same verdicts, slower); fixed at load. */
 export const schemaJudges: SchemaJudges = DRIFT ? 'sdk' : 'compiled';
 
-/** A schema fault from a compiled judge's fault. */
+/** A compiled judge's fault as a schema fault. */
 export function faultOf(f: Fault): SchemaFault {
   const { path, message } = finalize(f);
   return schemaFault(path, message);
@@ -90,11 +86,10 @@ function schemaFault(path: PropertyKey[], message: string): SchemaFault {
   return { rule: 'schema', path, detail: `${where}: ${message}` };
 }
 
-// abortEarly is zod's, passed through safeParse's second argument as parse context.
+// zod's abortEarly, through safeParse's parse context.
 type SafeParseWith = (value: unknown, ctx: { abortEarly: boolean }) => ReturnType<Judge['safeParse']>;
 const ABORT_EARLY = { abortEarly: true };
 
-/** safeParse's first issue. */
 function zodJudge(schema: Judge, value: unknown): SchemaFault | null {
   const verdict = (schema.safeParse as SafeParseWith).call(schema, value, ABORT_EARLY);
   if (verdict.success) return null;
@@ -107,7 +102,7 @@ export function judgeWith(node: JudgeNode, schema: Judge, value: unknown): Schem
   newJudgement();
   if (node.ok(value)) return null;
   const f = node.why(value);
-  // A verdict without a first issue would be a generator bug; the SDK's schema decides then.
+  // No first issue would be a generator bug: the SDK's schema decides.
   return f ? faultOf(f) : zodJudge(schema, value);
 }
 

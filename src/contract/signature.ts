@@ -1,13 +1,8 @@
-// What an SDK schema node is, as far as a compiled judge depends on it: the
-// string the build records (scripts/gen-judges.mjs) and every load compares
-// (judge-kit.ts `at`, `root`). The generator compiles this file itself
-// before tsc, so it imports nothing at run time.
-//
-// A refinement (Base64Schema's `atob` test, `z.custom`'s object check) is
-// known by its verdicts on fixed probes, not its source: every bundler
-// prints a function its own way, which dropped the judges in bundled copies.
-// The probes are where base64 and object tests part (padding, whitespace,
-// the URL-safe alphabet, non-ASCII, non-strings); a throw is a verdict too.
+// What an SDK schema node is, as far as a compiled judge depends on it:
+// recorded by the build (scripts/gen-judges.mjs, which compiles this file
+// itself, so it imports nothing) and compared at load (judge-kit.ts). A
+// refinement (`atob`, `z.custom`) is known by its verdicts on probes where
+// base64 and object tests part, not its source, which bundlers reprint.
 
 /** The parts of a zod node (zod 4's `_zod`) that a signature reads. */
 export interface SignedNode {
@@ -54,11 +49,7 @@ export function probeVerdicts(fn: (value: unknown) => unknown): string {
 
 const show = (v: unknown): string => (typeof v === 'string' ? JSON.stringify(v) : String(v));
 
-/**
- * A node's signature: its type and zod classes, its optionality, its keys,
- * literal and enum values, its union's shape, and each check's parameters,
- * with a refinement given by probeVerdicts.
- */
+/** A node's type, zod classes, optionality, keys, literal and enum values, union shape, and each check's parameters. */
 export function signature(node: SignedNode): string {
   const z = node._zod;
   // biome-ignore lint/suspicious/noExplicitAny: zod's defs differ by type; each member is read where its type has it.
@@ -66,7 +57,7 @@ export function signature(node: SignedNode): string {
   const parts: string[] = [d.type, [...z.traits].filter((t) => t.startsWith('$')).join('+'), String(z.optin), String(z.optout)];
   if (d.type === 'object') parts.push(Object.keys(d.shape).join(','), d.catchall ? d.catchall._zod.def.type : '-');
   if (d.type === 'literal') parts.push(d.values.map(show).join(','));
-  // An enum's entries, all of them: zod's own value list drops a TypeScript enum's reverse keys, and either way a change shows.
+  // All an enum's entries: zod's value list drops a TypeScript enum's reverse keys.
   if (d.type === 'enum')
     parts.push(
       Object.entries(d.entries)

@@ -1,16 +1,10 @@
-// Bytes of UTF-8 into a JS string: how every value decode builds is read.
-//
-// Callers mostly hand over bytes a backend accepted as UTF-8, where any
-// decoder agrees. A short body's text is read before any backend has
-// (screen.ts), trusting that bytes not UTF-8 come out as U+FFFD, so a
-// decoder put in must match TextDecoder there too. TextDecoder runs with
-// `ignoreBOM`: its default drops a string's leading U+FEFF (a byte judge
-// once accepted a date the SDK refuses that way).
-//
-// PERF NOTES: runtime/node.ts puts in Buffer's utf8Slice: 93 ns against
-// 131 on a 150-byte listing, 5–7% less CPU for decode.
+// Bytes of UTF-8 into a JS string. A short body's text is read before any
+// backend checked it (screen.ts), so a decoder put in must give
+// TextDecoder's U+FFFD for bytes not UTF-8. `ignoreBOM`: the default drops
+// a string's leading U+FEFF (a date the SDK refuses was once accepted so).
+// PERF NOTES: runtime/node.ts puts in Buffer's utf8Slice, 93 ns against 131
+// on a 150-byte listing: 5–7% less CPU for decode.
 
-/** The text of the UTF-8 bytes b[start, end). */
 export type Utf8Text = (b: Uint8Array, start: number, end: number) => string;
 
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
@@ -19,7 +13,7 @@ const viaTextDecoder: Utf8Text = (b, start, end) => decoder.decode(start === 0 &
 
 let current: Utf8Text = viaTextDecoder;
 
-/** The text of the UTF-8 bytes b[start, end), which a backend accepted: by the decoder in force. */
+/** The text of the UTF-8 bytes b[start, end), by the decoder in force. */
 export function utf8Text(b: Uint8Array, start: number, end: number): string {
   return current(b, start, end);
 }
