@@ -1,18 +1,9 @@
 // Whether a JSON number literal is finite as an IEEE double (rule 4.1).
-//
-// # The boundary is exact
-//
-// `JSON.parse` rounds to nearest, ties to even. The largest double is
-// (2 - 2^-52) * 2^1023; halfway between it and 2^1024 lies
-//
-//   T = 2^1024 - 2^970 = 1.797693134862315807937...e308 (309 digits),
-//
-// and since the largest double's last mantissa bit is 1, a tie rounds up to
-// 2^1024, which is Infinity. So a literal is refused exactly when |x| >= T.
-// That is decided on the decimal digits alone, with no floating point:
-// write x = 0.d1d2d3... * 10^E with d1 != 0; E < 309 is finite, E > 309 is
-// not, and E = 309 compares the digits with T's. The core does the same in
-// assembly/number.ts; test/finite.test.ts checks both against `Number()`.
+// Halfway between the largest double and 2^1024 lies T = 2^1024 - 2^970,
+// and the tie rounds up to Infinity: a literal is refused when |x| >= T.
+// With x = 0.d1d2... * 10^E, d1 != 0: finite for E < 309, not for E > 309,
+// and at 309 by T's digits. assembly/number.ts does the same;
+// test/finite.test.ts checks both against Number().
 
 /** T's 309 decimal digits (computed as (2n ** 1024n - 2n ** 970n).toString()). */
 export const OVERFLOW_DIGITS =
@@ -28,10 +19,7 @@ const NINE = 0x39;
 /** Exponent digits past this saturate: any larger exponent decides alone. */
 const EXPONENT_CAP = 1e9;
 
-/**
- * Whether the literal in b[start, end) is finite. The literal must already
- * match the JSON number grammar.
- */
+/** Whether the literal in b[start, end), in JSON's number grammar, is finite. */
 export function isFiniteLiteral(b: Uint8Array, start: number, end: number): boolean {
   let i = start;
   if (b[i] === 0x2d) i++; // '-'
@@ -39,7 +27,6 @@ export function isFiniteLiteral(b: Uint8Array, start: number, end: number): bool
   let digitsEnd = i; // the integer and fraction digits, the '.' among them
   while (digitsEnd < end && ((b[digitsEnd] >= ZERO && b[digitsEnd] <= NINE) || b[digitsEnd] === DOT)) digitsEnd++;
 
-  // Fast answer: no exponent and fewer than 309 integer digits is finite.
   let intDigits = 0;
   while (digitsStart + intDigits < digitsEnd && b[digitsStart + intDigits] !== DOT) intDigits++;
   if (digitsEnd === end && intDigits < 309) return true;

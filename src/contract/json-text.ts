@@ -1,21 +1,8 @@
-// Whether a body is strict JSON text (WIRE.md rule 4.1), on the pure-JS path.
-//
-// One pass over the bytes, without building a value: RFC 8259 grammar,
-// UTF-8 checked byte by byte, escapes and surrogate pairs, finite numbers,
-// 127 levels of nesting, and nothing after the value but whitespace.
-//
-// # The same answer as the core, to the byte
-//
-// assembly/json.ts is this scanner again in AssemblyScript, written to the
-// same rules in the same order, so that both report the same status at the
-// same offset for every input (assembly/status.ts lists the offsets). The
-// differential test feeds both the same mutated bytes and allows no
-// disagreement. Change one, change the other.
-//
-// PERF NOTES: the bet is that bodies are mostly string contents (uris, text,
-// base64), so the inner string loop is the hot one: it tests each byte
-// against one range (0x20 to 0x7f, minus '"' and '\\') and leaves the loop
-// for anything else. Structure bytes take the slower switch.
+// Whether a body is strict JSON text (WIRE.md rule 4.1), on the pure-JS path,
+// in one pass. assembly/json.ts is this scanner again, the same rules in the
+// same order, so both report the same status at the same offset (a
+// differential test holds them): change one, change the other.
+// PERF NOTES: the string loop is the hot one, one range test a byte.
 
 import type { Fault } from '../wire/fault.js';
 import { Status } from '../wire/status.js';
@@ -27,7 +14,6 @@ export const MAX_DEPTH = 127;
 const OBJECT = 1;
 const ARRAY = 2;
 
-// Scratch for the container stack; the scanner is synchronous, so one will do.
 const stack = new Uint8Array(MAX_DEPTH + 1);
 
 const fault = (status: Status, offset: number): Fault => ({ status, offset });
@@ -41,11 +27,11 @@ function skipWhitespace(b: Uint8Array, i: number, end: number): number {
   return i;
 }
 
-function isHex(c: number): boolean {
+export function isHex(c: number): boolean {
   return (c >= 0x30 && c <= 0x39) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x66);
 }
 
-/** The code unit of the four hex digits at b[i] (already checked to be hex). */
+/** The code unit of the four hex digits at b[i]. */
 export function hexValue(b: Uint8Array, i: number): number {
   let v = 0;
   for (let k = 0; k < 4; k++) {
@@ -55,14 +41,10 @@ export function hexValue(b: Uint8Array, i: number): number {
   return v;
 }
 
-/**
- * Scans the string whose opening quote is at b[i]. Returns the offset after
- * its closing quote, or a fault.
- */
+/** Scans the string whose opening quote is at b[i]; returns the offset after it, or a fault. */
 function scanString(b: Uint8Array, i: number, end: number): number | Fault {
   i++;
   for (;;) {
-    // The hot loop: plain printable ASCII.
     while (i < end) {
       const c = b[i];
       if (c < 0x20 || c >= 0x80 || c === 0x22 || c === 0x5c) break;
@@ -99,7 +81,6 @@ function scanEscape(b: Uint8Array, i: number, end: number): number | Fault {
     case 0x74: // t
       return i + 2;
     case 0x75: {
-      // u
       for (let k = 2; k < 6; k++) {
         if (i + k >= end) return fault(Status.JsonEnd, end);
         if (!isHex(b[i + k])) return fault(Status.BadEscape, i);
@@ -120,11 +101,7 @@ function scanEscape(b: Uint8Array, i: number, end: number): number | Fault {
   }
 }
 
-/**
- * The length of the well-formed UTF-8 sequence that starts with the non-ASCII
- * byte b[i], or 0 when it is not one (Unicode 15, table 3-7: no overlong
- * forms, no surrogates, nothing above U+10FFFF, no cut sequence).
- */
+/** The length of the well-formed UTF-8 sequence at the non-ASCII byte b[i], or 0 (Unicode 15, table 3-7). */
 export function utf8Length(b: Uint8Array, i: number, end: number): number {
   const c = b[i];
   let n: number;
@@ -150,10 +127,7 @@ export function utf8Length(b: Uint8Array, i: number, end: number): number {
   return n;
 }
 
-/**
- * Scans the number that starts at b[i] ('-' or a digit). Returns the offset
- * after it, or a fault.
- */
+/** Scans the number that starts at b[i] ('-' or a digit); returns the offset after it, or a fault. */
 function scanNumber(b: Uint8Array, i: number, end: number): number | Fault {
   const start = i;
   if (b[i] === 0x2d) {
@@ -183,7 +157,6 @@ function scanNumber(b: Uint8Array, i: number, end: number): number | Fault {
   return i;
 }
 
-/** Checks a literal (true, false, null) at b[i]; returns the offset after it, or a fault. */
 function scanLiteral(b: Uint8Array, i: number, end: number, word: readonly number[]): number | Fault {
   for (let k = 0; k < word.length; k++) {
     if (i + k >= end) return fault(Status.JsonEnd, end);
@@ -196,45 +169,32 @@ const TRUE = [0x74, 0x72, 0x75, 0x65];
 const FALSE = [0x66, 0x61, 0x6c, 0x73, 0x65];
 const NULL = [0x6e, 0x75, 0x6c, 0x6c];
 
-/**
- * Whether b[start, end) is strict JSON text. Returns null when it is, or the
- * first fault in reading order. Offsets are indexes into `b`.
- */
+/** Whether b[start, end) is strict JSON text: null, or the first fault in reading order (offsets index `b`). */
 export function validateJsonText(b: Uint8Array, start: number, end: number): Fault | null {
   let depth = 0;
   let i = skipWhitespace(b, start, end);
   if (i + 2 < end && b[i] === 0xef && b[i + 1] === 0xbb && b[i + 2] === 0xbf) return fault(Status.Bom, i);
 
-  // Each turn reads one value at i, then the punctuation after it.
   for (;;) {
     if (i >= end) return fault(Status.JsonEnd, end);
     let r: number | Fault;
     const c = b[i];
     switch (c) {
-      case 0x7b: {
-        // '{': an object; read its first key, or its end.
+      case 0x7b:
+      case 0x5b: {
+        // '{' or '[': its end ('}' or ']', two past), or its first key or value.
         if (++depth > MAX_DEPTH) return fault(Status.Depth, i);
-        stack[depth] = OBJECT;
+        stack[depth] = c === 0x7b ? OBJECT : ARRAY;
         i = skipWhitespace(b, i + 1, end);
-        if (i < end && b[i] === 0x7d) {
+        if (i < end && b[i] === c + 2) {
           depth--;
           r = i + 1;
           break;
         }
-        r = scanKey(b, i, end);
-        if (typeof r !== 'number') return r;
-        i = r;
-        continue;
-      }
-      case 0x5b: {
-        // '[': an array; read its first value, or its end.
-        if (++depth > MAX_DEPTH) return fault(Status.Depth, i);
-        stack[depth] = ARRAY;
-        i = skipWhitespace(b, i + 1, end);
-        if (i < end && b[i] === 0x5d) {
-          depth--;
-          r = i + 1;
-          break;
+        if (c === 0x7b) {
+          r = scanKey(b, i, end);
+          if (typeof r !== 'number') return r;
+          i = r;
         }
         continue;
       }
@@ -282,10 +242,7 @@ export function validateJsonText(b: Uint8Array, start: number, end: number): Fau
   }
 }
 
-/**
- * Reads a member name and its ':' at b[i]; returns the offset of the member's
- * value (whitespace skipped), or a fault.
- */
+/** Reads a member name and its ':' at b[i]; returns the offset of its value, or a fault. */
 function scanKey(b: Uint8Array, i: number, end: number): number | Fault {
   if (i >= end) return fault(Status.JsonEnd, end);
   if (b[i] !== 0x22) return fault(Status.JsonSyntax, i);

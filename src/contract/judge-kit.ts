@@ -1,60 +1,16 @@
-// The compiled judges' shared parts: zod's first issue, found the way zod
-// finds it, and worded by zod itself.
-//
-// # What a judge returns
-//
-// Zod collects every issue of a value; decoding reports only the first.
-// A compiled judge stops early instead, and returns a Fault: the first
-// issue zod would have raised (a raw issue, as zod pushes it), its path
-// from the judged value (kept reversed while the call stack unwinds, so
-// each level pushes instead of unshifting), and whether zod's issue list
-// for that value would be "aborted" (some issue without `continue: true`).
-// The last is what zod's union looks at: with no option passing, a union
-// whose options all aborted raises `invalid_union`, and a union with exactly
-// one option that did not abort reports that option's issues instead.
-//
-// # Worded by zod
-//
-// The message of the first issue is made by zod's own finalizeIssue, with
-// the error maps zod is configured with, so a locale or error map the
-// application sets moves zod's messages and these together. The only
-// difference: an `invalid_union` raised here carries no `errors` (building
-// them means judging every option in full), so an error map that words a
-// union's issue from its options' issues sees none.
-//
-// # What is judged
-//
-// A compiled judge judges values as JSON.parse makes them: plain objects
-// (Object.prototype theirs, `__proto__` at most an own member), arrays,
-// strings, finite numbers, booleans and null. Decode judges JSON.parse's
-// value, the byte judge the values it parses, and encode the copy its
-// writer builds of what it wrote (body-writer.ts), which is such a value
-// too; test/schema-judge.test.ts holds the judges to safeParse on such
-// values. On them a record's two tests in zod are one: no such object has
-// a symbol key, and zod's isPlainObject, which reads the object's
-// constructor and that constructor's prototype, holds for every one of
-// them or for none, as Object.prototype stands. That is plainObjects(),
-// read once in each judgement (each entry to the judges, schema.ts
-// judgeWith and judge-bytes.ts, begins one). A record's verdict then costs
-// a type test, where isPlainObject's megamorphic reads and an array from
-// getOwnPropertySymbols cost a tool list's judge half its time (PERF NOTES
-// in plainObjects).
-//
-// # The SDK's schema nodes, checked at load
-//
-// A generated judge holds the zod nodes it was generated from (for issue
-// wording and for the leaves it hands to zod), found by their path from an
-// exported SDK schema. `at` checks each node's signature (signature.ts)
-// against the one the generator saw: an SDK other than the one the build
-// saw makes the generated module refuse to load, and judging falls back to
-// zod, which schema.ts's `schemaJudges` then names.
+// The compiled judges' shared parts. A judge stops at zod's first issue and
+// returns a Fault: the raw issue, its path (reversed, so each level pushes),
+// and whether zod's list would be "aborted", which zod's union reads (all
+// aborted: `invalid_union`; one not: its issues). zod's finalizeIssue words
+// it, though an `invalid_union` carries no `errors`. Values are judged as
+// JSON.parse makes them (test/schema-judge.test.ts); `at` and `root` refuse
+// to load judges made from another SDK (signature.ts).
 
 import { config, util } from 'zod/v4/core';
 import { signature } from './signature.js';
 
 export { probeVerdicts, signature } from './signature.js';
 
-/** A judged value's members, read as zod reads them. */
 export type Rec = Record<PropertyKey, unknown>;
 
 /** An issue as zod pushes it, before finalizeIssue words it. */
@@ -93,61 +49,43 @@ export class SchemaDrift extends Error {
   override readonly name = 'SchemaDrift';
 }
 
-/**
- * One hop from a node to a node inside it: `from._zod.def[member]`, then
- * `[sub]` when given (a shape's key, an option's or a check's index).
- * Refused unless the node found has the signature the generator saw.
- */
+/** `from._zod.def[member]`, then `[sub]` when given, refused unless its signature is `expected`. */
 export function at(from: ZodNode, member: string, sub: string | number | undefined, expected: string): ZodNode {
   // biome-ignore lint/suspicious/noExplicitAny: a def member, then maybe an index into it.
   let found = (from._zod.def as Record<string, any>)[member];
   if (sub !== undefined) found = found?.[sub];
-  const sig = found?._zod ? signature(found as ZodNode) : '(not a zod node)';
-  if (sig !== expected) {
-    throw new SchemaDrift(
-      `an SDK schema changed since the judges were generated (at ${member}${sub === undefined ? '' : `.${String(sub)}`}):\n  was ${expected}\n  now ${sig}`,
-    );
-  }
-  return found as ZodNode;
+  return checked(found, expected, ` (at ${member}${sub === undefined ? '' : `.${String(sub)}`})`);
 }
 
-/** A root: an exported SDK schema, refused unless its signature is the one the generator saw. */
+/** An exported SDK schema, refused unless its signature is `expected`. */
 export function root(node: ZodNode, expected: string): ZodNode {
+  return checked(node, expected, '');
+}
+
+function checked(node: ZodNode, expected: string, where: string): ZodNode {
   const sig = node?._zod ? signature(node) : '(not a zod node)';
-  if (sig !== expected) throw new SchemaDrift(`an SDK schema changed since the judges were generated:\n  was ${expected}\n  now ${sig}`);
+  if (sig !== expected) throw new SchemaDrift(`an SDK schema changed since the judges were generated${where}:\n  was ${expected}\n  now ${sig}`);
   return node;
 }
 
-/** Zod's record test. */
 const isPlainObject: (x: unknown) => boolean = util.isPlainObject;
 
-/** An object as JSON.parse makes one, with no member of its own: what plainObjects asks zod about. */
 const PLAIN = {};
 
-/** What plainObjects last read, and whether it was read in the judgement under way. */
 let plain = true;
 let plainKnown = false;
 
-/** Each entry to the compiled judges calls this first: plainObjects is then read again when a record needs it. */
+/** Each entry to the compiled judges calls this first. */
 export function newJudgement(): void {
   plainKnown = false;
 }
 
 /**
- * Whether zod's isPlainObject holds for the objects JSON.parse makes, as
- * Object.prototype stands (see "What is judged"): false only where a
- * program has replaced Object.prototype.constructor or deleted its
- * isPrototypeOf, and then zod refuses every record. An object with a
- * `constructor` of its own gets isPlainObject's true anyway, since JSON
- * cannot make that member a function. Read once per judgement, at its
- * first record.
- *
- * PERF NOTES: a type test and this one answer, in place of isPlainObject
- * and a getOwnPropertySymbols array on each record: a judge of the
- * servers' tool lists took 1.5–2.6 µs a list against 3.5–7.4 (3.1–3.8
- * with zod's test asked at each record). Read at a judgement's first
- * record, not its entry, so that the many short answers that hold no
- * record pay an increment, not a call.
+ * Whether zod's isPlainObject holds for the objects JSON.parse makes: false
+ * only where a program replaced Object.prototype.constructor or deleted its
+ * isPrototypeOf, and zod refuses every record. Read at a judgement's first
+ * record. PERF NOTES: in place of isPlainObject and getOwnPropertySymbols
+ * on each record, the servers' tool lists took 1.5–2.6 µs against 3.5–7.4.
  */
 export function plainObjects(): boolean {
   if (!plainKnown) {
@@ -157,22 +95,21 @@ export function plainObjects(): boolean {
   return plain;
 }
 
-/** The fault for an issue. */
 export function fault(issue: RawIssue, aborted: boolean): Fault {
   return { issue, rpath: [], aborted };
 }
 
-/** An `invalid_type` issue raised by the node's own parse, as zod words it: aborts. */
+/** An `invalid_type` issue of the node's own parse: aborts. */
 export function typeFault(input: unknown, inst: ZodNode, expected: string): Fault {
   return { issue: { expected, code: 'invalid_type', input, inst }, rpath: [], aborted: true };
 }
 
-/** A required key absent, whose schema took `undefined` without an issue (zod's "nonoptional"). */
+/** A required key absent whose schema takes `undefined` (zod's "nonoptional"). */
 export function nonoptional(): Fault {
   return { issue: { code: 'invalid_type', expected: 'nonoptional', input: undefined }, rpath: [], aborted: true };
 }
 
-/** A failed custom check `check` of the node `owner`, raised as zod's handleRefineResult and runChecks raise it. */
+/** A failed custom check of `owner`, as zod's handleRefineResult and runChecks raise it. */
 export function customFault(check: ZodNode, owner: ZodNode, input: unknown): Fault {
   const d = check._zod.def as { path?: PropertyKey[]; abort?: boolean; params?: unknown };
   const issue: RawIssue = { code: 'custom', input, inst: check, path: [...(d.path ?? [])], continue: !d.abort };
@@ -181,7 +118,6 @@ export function customFault(check: ZodNode, owner: ZodNode, input: unknown): Fau
   return { issue, rpath: [], aborted: issue.continue !== true };
 }
 
-/** Adds one step to the front of the fault's path. */
 export function prefix(f: Fault, step: PropertyKey): Fault {
   f.rpath.push(step);
   return f;
@@ -230,7 +166,7 @@ export function capFault(inst: ZodNode, input: unknown[]): Fault {
 
 const KEY_CTX = { async: false };
 
-/** A record's judge, for any value judge: zod's $ZodRecord with a plain string key, in Reflect.ownKeys order. */
+/** zod's $ZodRecord with a plain string key, for any value judge. */
 export function recordWhy(input: unknown, inst: ZodNode, why: (v: unknown) => Fault | undefined): Fault | undefined {
   if (!isPlainObject(input)) return typeFault(input, inst, 'record');
   const o = input as Rec;
@@ -269,19 +205,13 @@ export function unrecognized(o: Rec, known: ReadonlySet<string>): string[] | und
 
 const RUN_CTX = { async: false, abortEarly: true };
 
-/**
- * Hands a value to the node's own zod schema: for leaves (cheap, and exact
- * by construction) and for any rule the generator does not compile. With
- * `abortEarly`, zod stops at the first issue that aborts; the first issue
- * and whether the list aborted stay what a full run gives.
- */
+/** The node's own zod schema on a value (for leaves and what is not compiled); abortEarly keeps the first issue and `aborted`. */
 export function zodWhy(node: ZodNode, x: unknown): Fault | undefined {
   const r = node._zod.run({ value: x, issues: [] }, RUN_CTX);
   if (r.issues.length === 0) return undefined;
   return { issue: r.issues[0], rpath: [], aborted: util.aborted(r as never) };
 }
 
-/** zodWhy's verdict alone. */
 export function zodOk(node: ZodNode, x: unknown): boolean {
   return node._zod.run({ value: x, issues: [] }, RUN_CTX).issues.length === 0;
 }

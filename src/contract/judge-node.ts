@@ -12,11 +12,7 @@ interface Common {
   zod: ZodNode;
 }
 
-/**
- * How an object member is looked up, from zod's handlePropertyResult:
- * 'A' optional (an absent member is never an issue), 'B' required (an
- * absent member is one), 'C' defaulted (the schema judges `undefined`).
- */
+/** An absent member, by zod's handlePropertyResult: 'A' optional, 'B' required (an issue), 'C' defaulted (judged as undefined). */
 type KeyMode = 'A' | 'B' | 'C';
 
 export type JudgeNode =

@@ -1,38 +1,11 @@
-// A compiled judge (judge-node.ts) as one plan that every walk over a
-// value or its bytes follows: the byte judge's verdict and first fault
-// (judge-bytes.ts) and encode's writer (body-writer.ts).
-//
-// Each node gets one plan, made once: a small integer, the kind, for what
-// to do, its children by reference, an object's names as strings and as
-// bytes. PERF NOTES: the walks switch on integers and follow references;
-// looking nodes up by id and switching on their kind's string cost a third
-// of the byte judge's time on listings (measured).
-//
-// - ANY: the schema accepts whatever is there (zod's unknown);
-// - OBJECT: a plain object, each member judged by its own plan, then the
-//   members that are required and absent;
-// - ARRAY: a plain array, its length against the cap, each item by the
-//   element's plan;
-// - UNION: a union whose options are all OBJECT plans, within 31 members
-//   in all (encode walks the object once, under every option standing);
-// - RECORD: a plain object, each member by the value's plan (zod's record
-//   of string keys);
-// - CONTAINER: any object or array (the SDK's check that a value is an
-//   object, which JSON makes of arrays too);
-// - STRING: any string (a leaf whose one test is its type);
-// - BASE64: a blob, checked on its bytes (isBase64Bytes, the rule of the
-//   judge's isBase64 on the string);
-// - VALUE: anything else, judged by the node's own `ok` and `why`: a leaf
-//   (`values` holds the strings an enum or a literal takes), an island, an
-//   object of more than 31 members, or any other union (`options`).
-//
-// A value of another type than a STRING's or a BASE64's is judged by the
-// node too. An optional or defaulted node's plan is its inner node's, since
-// a value present is never undefined, and a nullable node's is its inner
-// node's with `nullOk` set and the nullable node as `node`; so `node`'s
-// verdict and first issue are the plan's on any value, and `inner` is the
-// node whose structure the plan follows. test/write-plan.test.ts holds
-// encode's verdict to `ok`, test/generator.test.ts the byte judge to zod.
+// A compiled judge (judge-node.ts) as the plan the byte judge and encode's
+// writer follow: one a node, made once, an integer kind and children by
+// reference (PERF NOTES: ids and kind strings took a third of the byte
+// judge's time). ANY: anything; CONTAINER: any object or array; OBJECT,
+// ARRAY, RECORD and UNION (OBJECT options, 31 members in all) are walked;
+// STRING; BASE64: checked on its bytes; VALUE: by the node's `ok` and `why`.
+// An optional's plan is its inner node's; a nullable's its inner's with
+// `nullOk`. test/write-plan.test.ts and test/generator.test.ts hold them to zod.
 
 import type { ZodNode } from './judge-kit.js';
 import { NODES } from './generated/judges.js';
@@ -44,24 +17,14 @@ export const ARRAY = 2;
 export const UNION = 3;
 export const RECORD = 4;
 export const CONTAINER = 5;
-// The kinds from here on judge a value that is not a string by their node's ok.
+// From here on, a value that is not a string is judged by the node's ok.
 export const VALUE = 6;
 export const STRING = 7;
 export const BASE64 = 8;
 
-type Kind =
-  | typeof ANY
-  | typeof OBJECT
-  | typeof ARRAY
-  | typeof UNION
-  | typeof RECORD
-  | typeof CONTAINER
-  | typeof VALUE
-  | typeof STRING
-  | typeof BASE64;
+type Kind = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8;
 
-/** Members of an object plan: at most this many (a bit each in a 32-bit mask). */
-const MAX_KEYS = 31;
+const MAX_KEYS = 31; // a bit each in a 32-bit mask
 
 /** A member name under a union's options. */
 export interface UnionMember {
@@ -74,7 +37,7 @@ export interface UnionMember {
   readonly plans: readonly Plan[];
 }
 
-/** Every plan is one of these, whatever its kind, with its fields in one order (one hidden class). */
+/** Every plan has all fields, in one order: one hidden class. */
 export class Plan {
   /** Whether null is accepted (a nullable node around the plan of `inner`). */
   nullOk = false;
@@ -127,7 +90,6 @@ export class Plan {
 
 const NO_HASHES = new Int32Array(0);
 
-/** The plan of whatever is accepted: the same object everywhere. */
 export const ANY_PLAN: Plan = new Plan(ANY, undefined);
 
 /** Whether two plans judge alike: the same plan, or leaves of one test. */
@@ -135,13 +97,13 @@ function alike(p: Plan, q: Plan): boolean {
   return p === q || (p.test !== undefined && p.test === q.test && p.nullOk === q.nullOk);
 }
 
-/** Key modes (judge-node.ts), with the generator's facts on undefined. */
 function takesUndefined(n: JudgeNode): boolean {
   return n.kind === 'optional' || n.kind === 'default' || n.kind === 'unknown';
 }
 
-const plans = new WeakMap<JudgeNode, Plan>();
 const utf8 = new TextEncoder();
+
+const plans = new WeakMap<JudgeNode, Plan>();
 
 /** The plan of a compiled judge's node, whose children are numbered in `table`; made once. */
 export function planOf(node: JudgeNode, table: readonly JudgeNode[] = NODES): Plan {
@@ -153,7 +115,7 @@ export function planOf(node: JudgeNode, table: readonly JudgeNode[] = NODES): Pl
   return p;
 }
 
-/** Nodes whose plan is being made: one met again inside itself (a recursive schema) is judged by its own node there. */
+/** Nodes whose plan is being made: one met inside itself (recursion) is judged by its node. */
 const making = new Set<JudgeNode>();
 
 function make(n: JudgeNode, table: readonly JudgeNode[]): Plan {
@@ -191,12 +153,12 @@ function build(n: JudgeNode, table: readonly JudgeNode[]): Plan {
         p.members.push(make(child, table));
         p.own.push(child);
         p.modes.push(k.mode);
-        // As the generated ok reads an absent member (scripts/gen-judges.mjs emitObject), on a value JSON.parse made.
+        // As the generated ok reads an absent member (scripts/gen-judges.mjs emitObject).
         if (k.mode === 'B') p.required |= 1 << i;
         else if (k.mode === 'C' && !takesUndefined(child)) p.asked |= 1 << i;
         const name = utf8.encode(k.name);
         p.bytes.push(name);
-        // A name with a backslash in it can only be written with escapes: it is found by decoding (judge-bytes.ts acceptsObject).
+        // A name with a backslash is found by decoding (judge-bytes.ts acceptsObject).
         if (name.includes(0x5c)) return;
         const first = name.length === 0 ? 0x22 : name[0];
         p.byFirst[first] ??= [];
@@ -234,12 +196,14 @@ function build(n: JudgeNode, table: readonly JudgeNode[]): Plan {
   }
 }
 
-/** An OBJECT plan's defaulted member `i`, absent: its node's verdict on undefined. */
-export function absentOk(p: Plan, i: number): boolean {
-  return p.own[i].ok(undefined);
+/** Whether an OBJECT plan accepts the members `seen` lacks: none required, each defaulted one's node taking undefined. */
+export function absentOk(p: Plan, seen: number): boolean {
+  if ((seen & p.required) !== p.required) return false;
+  for (let ask = p.asked & ~seen, i = 0; ask !== 0; ask >>>= 1, i++) if (ask & 1 && !p.own[i].ok(undefined)) return false;
+  return true;
 }
 
-/** A UNION plan: each option's members get bits of one shared mask, and each name one entry for all options. */
+/** A UNION plan: the options' members get bits of one mask, and each name one entry for all options. */
 function unionPlan(n: JudgeNode, options: Plan[]): Plan {
   const first: number[] = [];
   let next = 0;
@@ -279,11 +243,7 @@ function unionPlan(n: JudgeNode, options: Plan[]): Plan {
   });
 }
 
-/**
- * The strings a leaf takes, when it takes those and nothing else: a zod
- * enum of strings, or a literal of strings, with no checks. Undefined for
- * any other leaf, or one whose verdict does not bear that out.
- */
+/** The strings a leaf takes and nothing else (an enum or literal of strings, no checks), if its verdict bears that out. */
 function takenStrings(node: JudgeNode): string[] | undefined {
   const d = (node.zod as ZodNode)._zod.def as { type: string; entries?: Record<string, unknown>; values?: unknown[]; checks?: unknown[] };
   if (d.checks?.length) return undefined;
@@ -301,12 +261,7 @@ function hashString(s: string): number {
   return h | 0;
 }
 
-/**
- * `"name":` as bytes, for a name of printable ASCII with nothing to escape;
- * empty otherwise. The bytes lie at the start of a buffer of whole words,
- * zeros after them, so that headWords can view it (the writer writes a head
- * a word at a time).
- */
+/** `"name":` for a name of printable ASCII with nothing to escape (else empty), in whole words for headWords. */
 function head(name: string): Uint8Array {
   if (!/^[\x20-\x7e]*$/.test(name) || /["\\]/.test(name)) return new Uint8Array(0);
   const text = `"${name}":`;

@@ -1,7 +1,5 @@
-// The rules a body breaks (WIRE.md section 4), by name, each with the sentence that says it.
-//
-// A body error's rule is its status's name (src/wire/status.ts); the
-// sentences are what FrameError and the CLI say of each.
+// The rules a body breaks (WIRE.md section 4): a body error's status's name
+// (src/wire/status.ts), and what FrameError and the CLI say of each.
 
 import { isBodyError, statusName } from '../wire/status.js';
 

@@ -1,23 +1,9 @@
-// Rules 4.2 and 4.3: the SDK's schema judges the parsed value, and an error
-// code fits in 32 bits.
-//
-// # The schema only judges
-//
-// Zod's output strips members the schema does not know. Decoding returns
-// JSON.parse's value, never that output, so `_meta`, vendor members and
-// unknown members inside resources and contents survive (rule 4.2).
-//
-// # Compiled from the SDK's schema, with the SDK's schema as the authority
-//
-// safeParse builds one issue object for every failing item of a value, and
-// decoding reports only the first: a 16 MiB `{"resources":[1,1,…]}` ran a
-// process out of memory. The SDK's schemas a codec uses are
-// compiled at build time (scripts/gen-judges.mjs) into plain functions
-// that give safeParse's verdict and its first issue, path and message
-// alike, and stop there. test/schema-judge.test.ts holds them to safeParse.
-// A schema with no compiled judge (a codec made from another schema) is
-// judged by its own safeParse, with zod's abortEarly, which keeps the
-// first issue and stops at the first that aborts.
+// Rules 4.2 and 4.3: the SDK's schema judges the parsed value (decoding
+// returns JSON.parse's value, so unknown members survive), and an error code
+// fits in 32 bits. safeParse builds an issue per failing item (a 16 MiB
+// `{"resources":[1,1,…]}` ran out of memory), so the SDK's schemas are
+// compiled (scripts/gen-judges.mjs) to stop at the first; others use
+// safeParse with abortEarly.
 
 import * as sdk from '@modelcontextprotocol/sdk/types.js';
 import type { BodyRule } from './rules.js';
@@ -48,7 +34,6 @@ const INT32_MAX = 2147483647;
 /** The compiled judge of each SDK schema, by identity; empty when the SDK is not the one they were built from. */
 const COMPILED: ReadonlyMap<object, JudgeNode> = new Map(DRIFT ? [] : ROOTS.map(([, schema, id]) => [schema, NODES[id]]));
 
-/** The compiled judge of a schema, or undefined when it has none. */
 export function compiledJudge(schema: Judge): JudgeNode | undefined {
   return COMPILED.get(schema);
 }
@@ -87,15 +72,10 @@ export const COMPILED_DRIFT: Error | undefined = DRIFT;
 /** Who gives rule 4.2's verdict: the judges compiled at build time, or the SDK's own schemas. */
 export type SchemaJudges = 'compiled' | 'sdk';
 
-/**
- * 'compiled' when the judges generated at build time are in use; 'sdk'
- * when the SDK loaded is not the one they were generated from, and every
- * schema verdict comes from the SDK's safeParse (same verdicts, slower).
- * Fixed at load.
- */
+/** 'sdk' when the SDK loaded is not the one the judges were generated from (safeParse: same verdicts, slower); fixed at load. */
 export const schemaJudges: SchemaJudges = DRIFT ? 'sdk' : 'compiled';
 
-/** A schema fault from a compiled judge's fault. */
+/** A compiled judge's fault as a schema fault. */
 export function faultOf(f: Fault): SchemaFault {
   const { path, message } = finalize(f);
   return schemaFault(path, message);
@@ -106,11 +86,10 @@ function schemaFault(path: PropertyKey[], message: string): SchemaFault {
   return { rule: 'schema', path, detail: `${where}: ${message}` };
 }
 
-// abortEarly is zod's, passed through safeParse's second argument as parse context.
+// zod's abortEarly, through safeParse's parse context.
 type SafeParseWith = (value: unknown, ctx: { abortEarly: boolean }) => ReturnType<Judge['safeParse']>;
 const ABORT_EARLY = { abortEarly: true };
 
-/** safeParse's first issue. */
 function zodJudge(schema: Judge, value: unknown): SchemaFault | null {
   const verdict = (schema.safeParse as SafeParseWith).call(schema, value, ABORT_EARLY);
   if (verdict.success) return null;
@@ -123,7 +102,7 @@ export function judgeWith(node: JudgeNode, schema: Judge, value: unknown): Schem
   newJudgement();
   if (node.ok(value)) return null;
   const f = node.why(value);
-  // A verdict without a first issue would be a generator bug; the SDK's schema decides then.
+  // No first issue would be a generator bug: the SDK's schema decides.
   return f ? faultOf(f) : zodJudge(schema, value);
 }
 

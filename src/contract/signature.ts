@@ -1,28 +1,8 @@
-// What an SDK schema node is, as far as a compiled judge depends on it: the string the build records and the load compares.
-//
-// # Written once, run by the build and by every load
-//
-// scripts/gen-judges.mjs records each node's signature in the module it
-// writes, and that module's `at`/`root` (judge-kit.ts) compute it again
-// at load, from the SDK the program really runs with. The generator runs
-// before tsc, so it compiles this file itself (with TypeScript's
-// transpileModule) rather than keep a copy. That is why this file imports
-// nothing at run time: it must run from wherever the generator puts it.
-//
-// # A refinement is known by what it does
-//
-// A refinement (Base64Schema's `atob` test, the object assertion of
-// `z.custom`) stands in a signature by its verdicts on fixed probes, not
-// by its source text. Every bundler and minifier prints a function again
-// in its own way (`e=>{try{return atob(e),!0}catch{return!1}}`), so a
-// signature of the text dropped the judges in every bundled copy of the
-// package, with no word said. Verdicts survive any printing, and an edit
-// that matters (a stricter base64 rule, an object test that lets arrays
-// or functions through) flips a probe. The probes are where base64 and
-// object tests are known to part: padding, ASCII whitespace, the URL-safe
-// alphabet, non-ASCII, the string a non-string turns into, and each
-// non-object kind. A probe that makes the refinement throw records that,
-// so a throw is a verdict too.
+// What an SDK schema node is, as far as a compiled judge depends on it:
+// recorded by the build (scripts/gen-judges.mjs, which compiles this file
+// itself, so it imports nothing) and compared at load (judge-kit.ts). A
+// refinement (`atob`, `z.custom`) is known by its verdicts on probes where
+// base64 and object tests part, not its source, which bundlers reprint.
 
 /** The parts of a zod node (zod 4's `_zod`) that a signature reads. */
 export interface SignedNode {
@@ -69,11 +49,7 @@ export function probeVerdicts(fn: (value: unknown) => unknown): string {
 
 const show = (v: unknown): string => (typeof v === 'string' ? JSON.stringify(v) : String(v));
 
-/**
- * A node's signature: its type and zod classes, its optionality, its keys,
- * literal and enum values, its union's shape, and each check's parameters,
- * with a refinement given by probeVerdicts.
- */
+/** A node's type, zod classes, optionality, keys, literal and enum values, union shape, and each check's parameters. */
 export function signature(node: SignedNode): string {
   const z = node._zod;
   // biome-ignore lint/suspicious/noExplicitAny: zod's defs differ by type; each member is read where its type has it.
@@ -81,7 +57,7 @@ export function signature(node: SignedNode): string {
   const parts: string[] = [d.type, [...z.traits].filter((t) => t.startsWith('$')).join('+'), String(z.optin), String(z.optout)];
   if (d.type === 'object') parts.push(Object.keys(d.shape).join(','), d.catchall ? d.catchall._zod.def.type : '-');
   if (d.type === 'literal') parts.push(d.values.map(show).join(','));
-  // An enum's entries, all of them: zod's own value list drops a TypeScript enum's reverse keys, and either way a change shows.
+  // All an enum's entries: zod's value list drops a TypeScript enum's reverse keys.
   if (d.type === 'enum')
     parts.push(
       Object.entries(d.entries)

@@ -1,19 +1,11 @@
-// Frames shorter than POOLED bytes, copied out of the writer's scratch
-// buffer into a slab of SLAB bytes shared with the frames written before
-// them, as Node's Buffer.from carves its pool: an ArrayBuffer of its own
-// would cost about 0.5 µs on V8 (a typed array over 64 bytes keeps its
-// bytes off the heap), as long as writing a listing of three resources
-// takes. Such a frame is a view: its `buffer` is the slab, `byteOffset` and
-// `byteLength` say where it lies, and transferring that buffer detaches the
-// frames beside it (the next frame then starts a new slab). A frame of
-// POOLED bytes or more has an ArrayBuffer of its own, of exactly its length.
+// Frames shorter than POOLED bytes are views into a shared slab, as Node's
+// Buffer.from makes them (a buffer of their own costs ~0.5 µs); a transferred
+// slab detaches its neighbours, and the next frame starts a new one.
 
-/** Frames shorter than this are carved from a shared slab. */
 export const POOLED = 4096;
-/** The slab small frames are carved from: twice POOLED, as Node's Buffer pool. */
+/** Twice POOLED, as in Node's pool. */
 const SLAB = 8192;
 
-/** The first n bytes of b, copied; null when they cannot be allocated. */
 export function copyOut(b: Uint8Array, n: number): Uint8Array | null {
   try {
     return b.slice(0, n);
@@ -22,18 +14,11 @@ export function copyOut(b: Uint8Array, n: number): Uint8Array | null {
   }
 }
 
-/** The slab small frames are carved from, and how much of it is taken. */
 let slab: ArrayBuffer = new ArrayBuffer(0);
 let slabUsed = 0;
-/** Slabs allocated, for the test that small frames share them. */
 let slabs = 0;
 
-/**
- * The first n bytes of b, a view of all of `from`, copied into the slab,
- * for n below POOLED; null when a new slab cannot be allocated. A slab
- * whose buffer was transferred has a byteLength of 0, so the next frame
- * starts a new one.
- */
+/** The first n bytes of b (a view of all of `from`), n below POOLED, copied into the slab; null when no slab can be allocated. */
 export function poolOut(b: Uint8Array, from: ArrayBuffer, n: number): Uint8Array | null {
   if (slabUsed + n > slab.byteLength) {
     try {
@@ -45,22 +30,17 @@ export function poolOut(b: Uint8Array, from: ArrayBuffer, n: number): Uint8Array
     slabUsed = 0;
   }
   const out = new Uint8Array(slab, slabUsed, n);
-  // Each frame starts on an 8-byte boundary, as in Node's pool.
   slabUsed = (slabUsed + n + 7) & ~7;
-  // PERF NOTES: the copy is a loop up to 32 bytes, else set() from a view
-  // made with the constructor (not subarray: 61–74 ns against 75–129 for 16
-  // to 150 bytes) on the buffer the writer keeps (not b.buffer, a runtime
-  // call: 547 ns a frame against 599 on the everything server's answers).
-  // Frames handed out from a 64 KiB arena with no copy ran 4.5% faster in 3
-  // processes of 4 and at half speed in the fourth, which page-faulted
-  // freed arenas back in (0.33–0.36 faults a frame); 16 and 32 KiB slabs
-  // were no faster. The slab stays at 8 KiB.
+  // PERF NOTES: set() from a constructed view, not subarray (61–74 ns
+  // against 75–129) or b.buffer (547 ns a frame against 599). Frames from a
+  // 64 KiB arena with no copy ran at half speed in 1 process of 4 (page
+  // faults); 16 and 32 KiB slabs were no faster.
   if (n <= 32) for (let i = 0; i < n; i++) out[i] = b[i];
   else out.set(new Uint8Array(from, 0, n));
   return out;
 }
 
-/** Slabs allocated so far, for the test that small frames share them. */
+/** Slabs allocated so far (for tests). */
 export function slabCount(): number {
   return slabs;
 }

@@ -1,12 +1,6 @@
-// The writer's output: a scratch buffer grown by doubling, checked against
-// the frame's limits, and the UTF-8 of strings, numbers and literals written
-// into it as JSON.stringify writes them (QuoteJSONString, Number::toString).
-// The walk over a value (body-writer.ts) writes through it.
-//
-// A string of up to LONG characters is escaped by one JS loop (escaped());
-// a longer one goes through TextEncoder in segments, each scanned a word at
-// a time for what must be escaped, and back to the same loop from a segment
-// that is not well formed.
+// The writer's output (body-writer.ts walks the value): a scratch buffer grown
+// by doubling within the frame's limits, and strings, numbers and literals as
+// JSON.stringify writes them; a long string goes through TextEncoder.
 
 import { EncodeError, REFUSAL } from './encode-rules.js';
 
@@ -18,36 +12,26 @@ export interface FrameLimits {
   readonly units: number;
 }
 
-/**
- * The limits encode applies. A record's length field is 32 bits (WIRE.md
- * sections 3 and 6); V8's longest string is 2^29 - 24 code units, below
- * SpiderMonkey's and JavaScriptCore's, and a body longer than that cannot
- * be decoded by TextDecoder on V8. The second limit comes first: a code unit
- * is at most 3 bytes of UTF-8, so no body within it reaches 2^32 - 1 bytes.
- */
+// A record's length field is 32 bits (WIRE.md sections 3 and 6); V8's longest
+// string bounds what TextDecoder can decode, and keeps bodies below 2^32 - 1.
 export const FRAME_LIMITS: FrameLimits = { bytes: 2 ** 32 - 1, units: 2 ** 29 - 24 };
 
-/** The first scratch buffer: below 128 KiB, so a fresh one costs few page faults. */
+/** Below 128 KiB, so a fresh buffer costs few page faults. */
 const FIRST_BYTES = 64 * 1024;
-/** V8's largest typed array, in elements. */
-const MAX_BUFFER = 2 ** 32;
+const MAX_BUFFER = 2 ** 32; // V8's largest typed array
 
-/** Member names up to this long, written one byte a character, take name()'s own loop; others go through string(). */
 const NAME_LENGTH = 64;
 
-/** Strings longer than this try the native path first: encodeInto, then a scan of its bytes for what must be escaped. */
+/** Strings longer than this try encodeInto first (see escapeRaw). */
 const LONG = 128;
-/** Characters of a long string looked at in JS first: text with an escape among them goes through RAW (Utf8Writer.native). */
+/** Characters of a long string looked at first: an escape there sends it through RAW. */
 const LOOK_AHEAD = 64;
-/** Characters written between capacity checks on the JS path: at most 6 bytes each. */
+/** Characters written between capacity checks on the JS path. */
 const CHUNK = 8192;
 
-// PERF NOTES: strings are read as `charCodeAt.call(s, i)`, not
-// `s.charCodeAt(i)`: the method load's feedback is on the string's hidden
-// class, and past four kinds of string it went megamorphic (--log-ic), a
-// generic load and call per character for the rest of the process. With a
-// known target, three-fixture encode runs stayed fast in 12 of 12 (9 of 17
-// were slow before), at 0.95–1.04× the old form's speed side by side.
+// PERF NOTES: `charCodeAt.call(s, i)`, not `s.charCodeAt(i)`, whose load
+// went megamorphic past four string kinds (--log-ic) for the rest of the
+// process: encode runs stayed fast in 12 of 12, where 9 of 17 went slow.
 const charCodeAt = String.prototype.charCodeAt;
 export const isWellFormed: (s: string) => boolean =
   typeof (String.prototype as { isWellFormed?: unknown }).isWellFormed === 'function'
@@ -55,25 +39,20 @@ export const isWellFormed: (s: string) => boolean =
     : (s) => !/[\ud800-\udbff](?![\udc00-\udfff])|(?:^|[^\ud800-\udbff])[\udc00-\udfff]/.test(s);
 const utf8 = new TextEncoder();
 
-/** The letter of a two-character escape (`\\n`) for the characters below 0x20 that have one; 0 for `\\u00XX`, as QuoteJSONString writes them. */
+/** The letter of a control character's two-character escape (`\\n`); 0 for `\\u00XX`. */
 const SHORT_ESCAPE = new Uint8Array(0x20);
 SHORT_ESCAPE[0x08] = 0x62; // b
 SHORT_ESCAPE[0x09] = 0x74; // t
 SHORT_ESCAPE[0x0a] = 0x6e; // n
 SHORT_ESCAPE[0x0c] = 0x66; // f
 SHORT_ESCAPE[0x0d] = 0x72; // r
-/** Lowercase, as QuoteJSONString's UnicodeEscape writes them. */
 const HEX = Uint8Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
 
-/**
- * PLAIN[c] is 1 for a UTF-16 unit written as it is, one byte (printable
- * ASCII but `"` and `\\`), and 0 for every other: one load answers any
- * unit, with no range test (base64.ts's CLASS is built the same way).
- */
+/** PLAIN[c] is 1 for a UTF-16 unit written as its one byte (printable ASCII but `"` and `\\`): one load, no range test. */
 const PLAIN = new Uint8Array(0x10000);
 for (let c = 0x20; c < 0x7f; c++) if (c !== 0x22 && c !== 0x5c) PLAIN[c] = 1;
 
-/** A new buffer, or null when the engine cannot allocate it (a RangeError, which must not escape encode). */
+/** A new buffer, or null where the engine throws a RangeError. */
 function allocate(size: number): Uint8Array | null {
   try {
     return new Uint8Array(size);
@@ -82,7 +61,7 @@ function allocate(size: number): Uint8Array | null {
   }
 }
 
-/** Writes the escape of an ASCII character JSON.stringify escapes (or DEL, which it does not); returns the new end. */
+/** Writes an ASCII character's escape (DEL as it is); returns the new end. */
 function writeEscape(b: Uint8Array, p: number, c: number): number {
   if (c === 0x7f) {
     b[p++] = c;
@@ -106,7 +85,6 @@ function writeEscape(b: Uint8Array, p: number, c: number): number {
   return p;
 }
 
-/** Writes the four bytes of a surrogate pair; returns the new end. */
 function pair(b: Uint8Array, p: number, high: number, low: number): number {
   const cp = 0x10000 + ((high - 0xd800) << 10) + (low - 0xdc00);
   b[p++] = 0xf0 | (cp >> 18);
@@ -116,41 +94,31 @@ function pair(b: Uint8Array, p: number, high: number, low: number): number {
   return p;
 }
 
-/** Whether the first LOOK_AHEAD characters of s need no escape. */
+/** Whether JSON.stringify escapes the ASCII character c. */
+function escapes(c: number): boolean {
+  return c < 0x20 || c === 0x22 || c === 0x5c;
+}
+
 function plainAhead(s: string): boolean {
-  for (let i = 0; i < LOOK_AHEAD; i++) {
-    const c = charCodeAt.call(s, i);
-    if (c < 0x20 || c === 0x22 || c === 0x5c) return false;
-  }
+  for (let i = 0; i < LOOK_AHEAD; i++) if (escapes(charCodeAt.call(s, i))) return false;
   return true;
 }
 
-/** Whether a byte of the 32-bit word x is one JSON.stringify escapes (hasEscape's test, a word at a time). */
 function escapeInWord(x: number): boolean {
   const q = x ^ 0x22222222;
   const r = x ^ 0x5c5c5c5c;
   return ((((x - 0x20202020) & ~x) | ((q - 0x01010101) & ~q) | ((r - 0x01010101) & ~r)) & 0x80808080) !== 0;
 }
 
-/**
- * Whether b[from, to) holds a byte that JSON.stringify escapes: below 0x20,
- * '"' or '\\'. UTF-8 bytes of non-ASCII characters are all 0x80 or above.
- *
- * PERF NOTES: four bytes at a time, by the bit tricks of Sean Eron
- * Anderson's "Bit Twiddling Hacks" (hasless and haszero, exact for whether
- * any byte matches); about three times the speed of a byte loop or a regex
- * test here, about a tenth of the time encodeInto took to write the bytes. `words` views the same buffer as `b`, so the edges that are not
- * a whole word are looked at byte by byte.
- */
+// Whether b[from, to) holds a byte JSON.stringify escapes; `words` views b's
+// buffer. PERF NOTES: a word at a time ("Bit Twiddling Hacks" hasless and
+// haszero), ~3× a byte loop or a regex.
 function hasEscape(b: Uint8Array, words: Int32Array, from: number, to: number): boolean {
   let i = from;
-  for (; i < to && (i & 3) !== 0; i++) {
-    const c = b[i];
-    if (c < 0x20 || c === 0x22 || c === 0x5c) return true;
-  }
+  for (; i < to && (i & 3) !== 0; i++) if (escapes(b[i])) return true;
   const end = to >> 2;
   let k = i >> 2;
-  // Two words a turn: a fifth less time than one, here.
+  // Two words a turn: a fifth less time than one.
   for (; k + 1 < end; k += 2) {
     const x = words[k];
     const y = words[k + 1];
@@ -163,25 +131,21 @@ function hasEscape(b: Uint8Array, words: Int32Array, from: number, to: number): 
   }
   for (; k < end; k++) if (escapeInWord(words[k])) return true;
   if (k << 2 > i) i = k << 2;
-  for (; i < to; i++) {
-    const c = b[i];
-    if (c < 0x20 || c === 0x22 || c === 0x5c) return true;
-  }
+  for (; i < to; i++) if (escapes(b[i])) return true;
   return false;
 }
 
-/** The platform's byte order, for DataView writes of words read through an Int32Array. */
 const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
 
-/** One segment of a long string with escapes, as encodeInto writes it, before it is escaped into place (Utf8Writer.escapeRaw). */
+/** A segment of a long string with escapes, as encodeInto writes it, before escapeRaw. */
 const RAW = new Uint8Array(3 * CHUNK + 4);
 const RAW_WORDS = new Int32Array(RAW.buffer);
 
-/** Writes RAW[from, to) to b at p, a byte at a time, each byte JSON.stringify escapes as its escape; returns the new end. */
+/** Writes RAW[from, to) escaped to b at p; returns the new end. */
 function escapeBytes(b: Uint8Array, p: number, from: number, to: number): number {
   for (let j = from; j < to; j++) {
     const c = RAW[j];
-    if (c < 0x20 || c === 0x22 || c === 0x5c) p = writeEscape(b, p, c);
+    if (escapes(c)) p = writeEscape(b, p, c);
     else b[p++] = c;
   }
   return p;
@@ -191,60 +155,50 @@ export const TRUE = Uint8Array.from('true', (c) => c.charCodeAt(0));
 export const FALSE = Uint8Array.from('false', (c) => c.charCodeAt(0));
 export const NULL = Uint8Array.from('null', (c) => c.charCodeAt(0));
 
-/** The output of one call, and where in the value it is; one is kept and reused between calls. */
+/** The output of one call, and where in the value it is. */
 export class Utf8Writer {
   buf: Uint8Array = new Uint8Array(0);
-  /** buf's buffer, of which buf is the whole (its offset 0). */
+  /** buf's whole buffer, and views of it: words for scans, view for writing words (both go with it). */
   bytes: ArrayBuffer = this.buf.buffer as ArrayBuffer;
-  /** The same bytes, four at a time, for the scan of what encodeInto wrote. */
   words: Int32Array = new Int32Array(0);
-  /** The same bytes again, for writing a word at any offset (escapeRaw). */
   view: DataView = new DataView(new ArrayBuffer(0));
   pos = 0;
-  /** UTF-8 bytes written beyond one per UTF-16 code unit: pos - extra is the text's length in code units, plus the tag. */
+  /** UTF-8 bytes beyond one a UTF-16 unit: pos - extra is the text's length in units, plus the tag. */
   extra = 0;
   /** The arrays and objects being written, outermost first: the cycle check and the depth. */
   readonly open: object[] = [];
   /** path[d] names the member being written inside open[d]. */
   readonly path: PropertyKey[] = [];
-  /** The refusal this writer threw, to tell it from an exception thrown by the value's own code. */
+  /** The refusal this writer threw, to tell it from the value's own exceptions. */
   refusal: unknown = null;
-  /** Scratch buffers allocated, for the test that the steady state allocates none. */
+  /** Scratch buffers allocated (for tests). */
   allocations = 0;
 
   constructor(readonly limits: FrameLimits) {}
 
-  /** Throws `bad`, a refusal of the schema's, as this writer's own. */
   refuseWith(bad: EncodeError): never {
     this.refusal = bad;
     throw bad;
   }
 
-  /**
-   * What a call throws for `e`: a refusal of this writer's as it is; else
-   * something the value's own code threw (a getter, toJSON, toString, a
-   * Proxy trap) or the engine threw on its behalf (a stack overflow in a
-   * getter), reported where it happened, with the original as the cause.
-   */
+  /** What a call throws for `e`: this writer's refusal as it is; else what the value's own code threw, at its path, as the cause. */
   failure(e: unknown): unknown {
     if (e === this.refusal) return e;
     return new EncodeError(REFUSAL.threw(e), this.path.slice(0, this.open.length), { cause: e });
   }
 
-  /** Throws, as an EncodeError at the current path. */
   refuse(message: string): never {
     const error = new EncodeError(message, this.path.slice(0, this.open.length));
     this.refusal = error;
     throw error;
   }
 
-  /** Refuses once what is written, and `more` bytes of one code unit each, would be over a limit. */
+  /** Refuses where what is written and `more` one-unit bytes would be over a limit. */
   checkLength(more = 0): void {
     if (this.pos + more - this.extra - 1 > this.limits.units) this.refuse(REFUSAL.tooLong(this.limits.units));
     if (this.pos + more > this.limits.bytes) this.refuse(REFUSAL.tooLarge(this.limits.bytes));
   }
 
-  /** Room for `need` bytes in all, growing the buffer by doubling. */
   grow(need: number): void {
     this.checkLength();
     if (need > MAX_BUFFER) this.refuse(REFUSAL.tooLarge(this.limits.bytes));
@@ -260,16 +214,9 @@ export class Utf8Writer {
     this.view = new DataView(this.bytes);
   }
 
-  /**
-   * A member's name and the colon after it.
-   *
-   * PERF NOTES: a loop of its own for a short name with nothing to escape,
-   * one capacity check for the quotes and the colon: string() and byte()
-   * instead took 4.5–6.4% more instructions for encode; a map from names to
-   * their bytes kept between calls took 1.3–3.3% more. Four characters at a
-   * time, as string() writes them, was reverted: side by side, the
-   * everything server's answers ran at 0.88–1.02× bare against 1.03–1.15×.
-   */
+  // A member's name and the colon. PERF NOTES: string() and byte() took
+  // 4.5–6.4% more instructions, a cache of names' bytes 1.3–3.3% more; four
+  // characters at a time ran at 0.88–1.02× bare against 1.03–1.15×.
   name(k: string): void {
     const n = k.length;
     let p = this.pos;
@@ -299,17 +246,9 @@ export class Utf8Writer {
     this.buf[this.pos++] = c;
   }
 
-  /**
-   * A member's head, `"name":`, n bytes, from its words (judge-plan.ts):
-   * written whole, the zeros after it included, which what comes next
-   * writes over.
-   *
-   * PERF NOTES: a head (8 to 20 bytes for most names) is written a word at
-   * a time, not a byte at a time by literal(), which reloaded the views'
-   * lengths and data pointers for every byte: 1.8–2.9% fewer instructions
-   * on the servers' answers and 10.5% on listing-small; the filesystem
-   * server's answers took 2,785 ns a frame against 2,941.
-   */
+  // A member's head, `"name":`, n bytes, from its words (judge-plan.ts) and
+  // the zeros after, which the next write covers. PERF NOTES: against a byte
+  // at a time, 1.8–2.9% fewer instructions, 10.5% on listing-small.
   head(n: number, words: Int32Array): void {
     const p = this.pos;
     const count = words.length;
@@ -334,13 +273,12 @@ export class Utf8Writer {
     const b = this.buf;
     let p = this.pos;
     if (n === (n | 0)) {
-      // -0 is 0 here, and written "0", as Number::toString writes it.
       let u = n;
       if (u < 0) {
         b[p++] = 0x2d;
         u = -u;
       }
-      // u is at most 2^31, so its tenth fits in 31 bits.
+      // -0 is written "0"; u is at most 2^31, so its tenth fits in 31 bits.
       p += u < 10 ? 1 : u < 100 ? 2 : u < 1000 ? 3 : u < 10000 ? 4 : u < 100000 ? 5 : u < 1000000 ? 6 : u < 1e7 ? 7 : u < 1e8 ? 8 : u < 1e9 ? 9 : 10;
       let q = p;
       do {
@@ -357,10 +295,7 @@ export class Utf8Writer {
     this.pos = p;
   }
 
-  /**
-   * The string, quoted and escaped as QuoteJSONString escapes it, as UTF-8.
-   * False, with nothing written, for a lone surrogate.
-   */
+  /** The string, quoted and escaped as QuoteJSONString; false, with nothing written, for a lone surrogate. */
   string(s: string): boolean {
     const n = s.length;
     if (n > LONG) return this.long(s);
@@ -375,19 +310,9 @@ export class Utf8Writer {
     return true;
   }
 
-  /**
-   * Writes s[i, stop) at pos, escaped, in room already made for six bytes a
-   * character and a pair past stop; returns where it stopped (stop, or one
-   * past it after a pair that crosses it), or -1 at a lone surrogate, with
-   * pos and extra as they were.
-   *
-   * PERF NOTES: most strings are short and ASCII (names, uris, mime
-   * types): four characters at a time (one PLAIN load each, one word
-   * stored), then one byte per character on one unsigned range test: 2.8–
-   * 15.3% fewer instructions on the servers' answers and listing-small
-   * (valgrind); read through charCodeAt.call, encode of the servers'
-   * answers ran at 0.84–1.00× bare where `s.charCodeAt` fell to 0.52–0.72×.
-   */
+  // Writes s[i, stop) escaped, in room for 6 bytes a character and a pair past
+  // stop; returns where it stopped, or -1 at a lone surrogate (pos unchanged).
+  // PERF NOTES: four plain characters a word: 2.8–15.3% fewer instructions.
   escaped(s: string, i: number, stop: number): number {
     const n = s.length;
     const b = this.buf;
@@ -395,7 +320,6 @@ export class Utf8Writer {
     let p = this.pos;
     let extra = this.extra;
     while (i < stop) {
-      // Four plain characters at a time, written as one word.
       while (i + 4 <= stop) {
         const c0 = charCodeAt.call(s, i);
         const c1 = charCodeAt.call(s, i + 1);
@@ -408,7 +332,6 @@ export class Utf8Writer {
       }
       if (i === stop) break;
       let c = charCodeAt.call(s, i);
-      // The run of characters written as they are.
       while ((c - 0x20) >>> 0 < 0x5f && c !== 0x22 && c !== 0x5c) {
         b[p++] = c;
         if (++i === stop) break;
@@ -440,13 +363,9 @@ export class Utf8Writer {
     return i;
   }
 
-  /**
-   * A long string: the native path, then the JS loop from a segment that
-   * is not well formed, which it refuses.
-   */
   long(s: string): boolean {
     const n = s.length;
-    // Each code unit is at least one byte: refused before anything is allocated for it.
+    // A unit is a byte at least: refused before anything is allocated.
     this.checkLength(n + 2);
     const start = this.pos;
     const extraAtStart = this.extra;
@@ -461,19 +380,11 @@ export class Utf8Writer {
     return true;
   }
 
-  /**
-   * Writes s in segments with TextEncoder, for as long as each segment is
-   * well formed (encodeInto writes a lone surrogate as U+FFFD); a segment
-   * in whose bytes a word-at-a-time scan finds something to escape is
-   * rewritten with its escapes (escapeRaw). Returns where it stopped:
-   * s.length, or the start of the first segment it could not write. A
-   * segment never ends between the two halves of a pair.
-   */
+  // Writes s by encodeInto in segments, none splitting a pair, while each is
+  // well formed (it writes a lone surrogate as U+FFFD); returns where it stopped.
   native(s: string): number {
     const n = s.length;
-    // Text with an escape near its start likely has more: each segment is
-    // written to RAW, then escaped into place, with no view of the scratch
-    // buffer made for encodeInto and no scan of its bytes before.
+    // An escape near the start: likely more, so every segment goes through RAW.
     const viaRaw = !plainAhead(s);
     let i = 0;
     while (i < n) {
@@ -482,15 +393,11 @@ export class Utf8Writer {
       if (end < n && last >= 0xd800 && last <= 0xdbff) end--;
       const segment = i === 0 && end === n ? s : s.slice(i, end);
       if (!viaRaw && this.pos + 3 * (end - i) > this.buf.length) this.grow(this.pos + 3 * (end - i));
-      // PERF NOTES: the view is made with the constructor on the buffer the
-      // writer keeps, as poolOut makes its own: subarray looks up the species
-      // constructor, and buf.buffer calls into the engine. The filesystem
-      // server's answers, 22 strings of more than LONG characters in 17
-      // frames, counted 0.7% fewer instructions for encode (instructions counted under valgrind).
+      // The view is constructed, as in poolOut: 0.7% fewer instructions than subarray.
       const { read, written } = utf8.encodeInto(segment, viaRaw ? RAW : new Uint8Array(this.bytes, this.pos));
-      // Latin-1 strings are well formed at once: only a string with two-byte characters pays for the check.
+      // Only a string with two-byte characters pays for the check.
       if (read !== end - i || (written !== read && !isWellFormed(segment))) return i;
-      // An escape is ASCII, a byte a code unit, as the byte it stands for: extra does not change.
+      // An escape is a byte a unit, as the byte it stands for: extra is unchanged.
       if (viaRaw) this.pos = this.escapeRaw(written);
       else if (hasEscape(this.buf, this.words, this.pos, this.pos + written)) {
         RAW.set(new Uint8Array(this.bytes, this.pos, written));
@@ -503,22 +410,11 @@ export class Utf8Writer {
     return n;
   }
 
-  /**
-   * Writes RAW[0, n), a segment's UTF-8, at pos with the escapes
-   * JSON.stringify writes; returns the new end. A word that holds nothing
-   * to escape (escapeInWord) is written whole, the others a byte at a
-   * time.
-   *
-   * PERF NOTES: strings over LONG (128) characters with escapes go through
-   * TextEncoder and are escaped here a word at a time, not by string()'s JS
-   * loop: the filesystem server's long tool texts took 4.18 ns a character
-   * against 5.39 (bare JSON.stringify + encodeInto: 3.34). Strings of 33 to
-   * 128 characters keep the JS loop: with LONG at 32 they took 901 ns a
-   * frame against 641.
-   */
+  // Writes RAW[0, n) at pos escaped, a clean word at a time; returns the new
+  // end. PERF NOTES: long texts with escapes took 4.18 ns a character against
+  // 5.39 in the JS loop; LONG at 32, not 128, took 901 ns a frame against 641.
   escapeRaw(n: number): number {
     const pos = this.pos;
-    // An escape is at most 6 bytes (\u00XX) for 1.
     if (pos + 6 * n > this.buf.length) this.grow(pos + 6 * n);
     const b = this.buf;
     const view = this.view;
@@ -536,12 +432,12 @@ export class Utf8Writer {
     return escapeBytes(b, p, whole << 2, n);
   }
 
-  /** escaped() from s[i] on, with capacity and the limits checked every CHUNK characters. */
+  /** escaped() from s[i] on, checking room and limits every CHUNK characters. */
   loop(s: string, i: number): boolean {
     const n = s.length;
     while (i < n) {
       const stop = Math.min(n, i + CHUNK);
-      // Eight spare bytes: a pair that crosses the chunk's end.
+      // Eight spare bytes: a pair across the chunk's end.
       if (this.pos + 6 * (stop - i) + 8 > this.buf.length) this.grow(this.pos + 6 * (stop - i) + 8);
       i = this.escaped(s, i, stop);
       if (i < 0) return false;
