@@ -27,7 +27,7 @@ import { Readable, Writable } from 'node:stream';
 import { blobRead, frameViews, listingMedium } from './fixtures.mjs';
 import { createRng } from './rng.mjs';
 import { CLI, cpuFigures, mean, measure, MiB, rmeOf, roundResult, serverRounds } from './rounds.mjs';
-import { recordStream } from './wire.mjs';
+import { fmt, recordStream } from './wire.mjs';
 
 const CLIENTS = 16;
 const CHUNK = 64 * 1024;
@@ -287,8 +287,6 @@ export function concurrentTargets() {
   return specs;
 }
 
-const fixed = (x, d) => (x == null ? '—' : x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d }));
-
 /** The markdown section of these cases, or null when none ran. */
 export function renderConcurrent(cases) {
   const find = (name) => cases.find((c) => c.name === name && c.cpuSeconds != null);
@@ -303,7 +301,7 @@ export function renderConcurrent(cases) {
       const r = find(`relay/tcp-concurrent/${f}`);
       const p = find(`peer/tcp-proxy-concurrent/${f}`);
       out.push(
-        `| ${f} | ${fixed(r.cpuNanosecondsPerByte, 3)} | ${fixed(p?.cpuNanosecondsPerByte, 3)} | ${p ? fixed(p.cpuSeconds / r.cpuSeconds, 2) : '—'} | ${fixed(r.minorPageFaultsPerMiB, 2)} | ${fixed(p?.minorPageFaultsPerMiB, 2)} |`,
+        `| ${f} | ${fmt(r.cpuNanosecondsPerByte, 3)} | ${fmt(p?.cpuNanosecondsPerByte, 3)} | ${p ? fmt(p.cpuSeconds / r.cpuSeconds, 2) : '—'} | ${fmt(r.minorPageFaultsPerMiB, 2)} | ${fmt(p?.minorPageFaultsPerMiB, 2)} |`,
       );
     }
     out.push('');
@@ -315,7 +313,7 @@ export function renderConcurrent(cases) {
     out.push('| case | ns/frame | ns/byte | page faults/MiB |');
     out.push('| --- | ---: | ---: | ---: |');
     for (const c of rows)
-      out.push(`| ${c.impl} | ${fixed(c.cpuNanosecondsPerFrame, 1)} | ${fixed(c.cpuNanosecondsPerByte, 3)} | ${fixed(c.minorPageFaultsPerMiB, 2)} |`);
+      out.push(`| ${c.impl} | ${fmt(c.cpuNanosecondsPerFrame, 1)} | ${fmt(c.cpuNanosecondsPerByte, 3)} | ${fmt(c.minorPageFaultsPerMiB, 2)} |`);
     out.push('');
   }
   return out.length ? out.join('\n') : null;

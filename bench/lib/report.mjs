@@ -6,7 +6,7 @@ import { scaleTargets } from './scale.mjs';
 import { concurrentTargets, renderConcurrent } from './concurrent.mjs';
 import { proxyTargets } from './proxy.mjs';
 import { FAULT_US, warmFor } from './paired.mjs';
-import { renderWire, wireTargets } from './wire.mjs';
+import { fmt, renderWire, wireTargets } from './wire.mjs';
 
 export const FRAME_FIXTURES = ['listing-small', 'listing-medium', 'text-48k', 'text-1m', 'blob-48k', 'blob-1m', 'error'];
 /** The real-server captures, one fixture per server (cases.mjs captureFixtures). */
@@ -246,9 +246,8 @@ export function buildReport({
 // ---------------------------------------------------------------------------
 // Markdown.
 
-const num = (x, d = 0) => (x == null ? '—' : x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d }));
-const mbs = (r) => (r ? `${num(r.mbPerSec, r.mbPerSec < 10 ? 2 : r.mbPerSec < 100 ? 1 : 0)} ±${num(r.rme, 1)}%` : '—');
-const ratio = (a, b) => (a && b ? `${num(a.opsPerSec / b.opsPerSec, 2)}×` : '—');
+const mbs = (r) => (r ? `${fmt(r.mbPerSec, r.mbPerSec < 10 ? 2 : r.mbPerSec < 100 ? 1 : 0)} ±${fmt(r.rme, 1)}%` : '—');
+const ratio = (a, b) => (a && b ? `${fmt(a.opsPerSec / b.opsPerSec, 2)}×` : '—');
 
 /** The per-operation tables (and report.svg's panels): columns are (label, name prefix, backend); ratios are (label, column, column). */
 export function tableSpecs(wasm) {
@@ -355,7 +354,7 @@ function renderTable(spec, results, fixtureInfo) {
     if (cells.every((c) => !c)) continue;
     any = true;
     const bytes = fixtureInfo.find((x) => x.name === f)?.bytes;
-    lines.push(`| ${f} | ${num(bytes)} | ${cells.map(mbs).join(' | ')} | ${spec.ratios.map((r) => ratio(cells[r[1]], cells[r[2]])).join(' | ')} |`);
+    lines.push(`| ${f} | ${fmt(bytes)} | ${cells.map(mbs).join(' | ')} | ${spec.ratios.map((r) => ratio(cells[r[1]], cells[r[2]])).join(' | ')} |`);
   }
   return any ? lines.join('\n') : null;
 }
@@ -437,12 +436,12 @@ export function renderMarkdown(report) {
     const needed = `${t.comparison === '>=' ? '≥' : '≤'} ${t.target}×`;
     const met = verdict(t) === 'missed' ? '**missed**' : verdict(t);
     const noise = t.pairedRange
-      ? ` (the twos ranged ${num(t.pairedRange[0], 2)}–${num(t.pairedRange[1], 2)}×, across the target)`
+      ? ` (the twos ranged ${fmt(t.pairedRange[0], 2)}–${fmt(t.pairedRange[1], 2)}×, across the target)`
       : ` (within the ±${t.marginOfErrorPercent}% margin of error)`;
-    const last = t.noise ? `; ${num(t.noise.previousRatio, 2)}× in the run before, also within ${Math.round(t.noise.band * 100)}% of the line` : '';
+    const last = t.noise ? `; ${fmt(t.noise.previousRatio, 2)}× in the run before, also within ${Math.round(t.noise.band * 100)}% of the line` : '';
     const how = t.met === null ? t.note : `${t.by}${t.withinNoise ? noise : ''}${last}`;
     out.push(
-      `| ${t.group} | ${t.fixture}${t.note && t.met !== null ? ` (${t.note})` : ''} | ${t.ratio == null ? '—' : `${num(t.ratio, 2)}×`} | ${needed} | ${met} | ${how} | ${t.sequentialRatio == null ? '' : `${num(t.sequentialRatio, 2)}×`} |`,
+      `| ${t.group} | ${t.fixture}${t.note && t.met !== null ? ` (${t.note})` : ''} | ${t.ratio == null ? '—' : `${fmt(t.ratio, 2)}×`} | ${needed} | ${met} | ${how} | ${t.sequentialRatio == null ? '' : `${fmt(t.sequentialRatio, 2)}×`} |`,
     );
   }
   out.push('');
@@ -475,7 +474,7 @@ export function renderMarkdown(report) {
     out.push('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |');
     for (const c of scale)
       out.push(
-        `| ${c.fixture} | ${c.backend} | ${num(c.mbPerSec)} | ${num(c.rme, 1)}% | ${num(c.cpuSeconds, 2)} | ${num(c.loadGeneratorCpuSeconds, 2)} | ${num(c.otherCpuSeconds, 2)} | ${num(c.machineBusyCores, 2)} |`,
+        `| ${c.fixture} | ${c.backend} | ${fmt(c.mbPerSec)} | ${fmt(c.rme, 1)}% | ${fmt(c.cpuSeconds, 2)} | ${fmt(c.loadGeneratorCpuSeconds, 2)} | ${fmt(c.otherCpuSeconds, 2)} | ${fmt(c.machineBusyCores, 2)} |`,
       );
     out.push('');
   }
@@ -485,10 +484,10 @@ export function renderMarkdown(report) {
   out.push('| case | backend | bytes | ops/s | MB/s | ± | samples | what runs |');
   out.push('| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |');
   for (const c of r.cases) {
-    if (c.error) out.push(`| \`${c.name}\` | ${c.backend} | ${num(c.bytes)} | — | — | — | — | **${c.error}** |`);
+    if (c.error) out.push(`| \`${c.name}\` | ${c.backend} | ${fmt(c.bytes)} | — | — | — | — | **${c.error}** |`);
     else
       out.push(
-        `| \`${c.name}\` | ${c.backend} | ${num(c.bytes)} | ${num(c.opsPerSec, c.opsPerSec < 100 ? 1 : 0)} | ${num(c.mbPerSec, 1)} | ${num(c.rme, 2)}% | ${c.samples} | ${c.impl} |`,
+        `| \`${c.name}\` | ${c.backend} | ${fmt(c.bytes)} | ${fmt(c.opsPerSec, c.opsPerSec < 100 ? 1 : 0)} | ${fmt(c.mbPerSec, 1)} | ${fmt(c.rme, 2)}% | ${c.samples} | ${c.impl} |`,
       );
   }
   out.push('');
@@ -496,7 +495,7 @@ export function renderMarkdown(report) {
   out.push('## Fixtures');
   out.push('');
   out.push(
-    `From a seeded generator (bench/lib/fixtures.mjs, seed 0x${r.seed.toString(16)}). A fixture smaller than ${num(r.distinctBytes)} bytes is a family of distinct frames ` +
+    `From a seeded generator (bench/lib/fixtures.mjs, seed 0x${r.seed.toString(16)}). A fixture smaller than ${fmt(r.distinctBytes)} bytes is a family of distinct frames ` +
       'of the same shape, that many bytes in all, and each case takes them in turn: a branch predictor learns an input that repeats, and would flatter branchy code. "bytes" is the mean frame size.',
   );
   out.push('');
@@ -504,7 +503,7 @@ export function renderMarkdown(report) {
   out.push('| --- | ---: | ---: | ---: | ---: | ---: | --- |');
   for (const f of r.fixtures)
     out.push(
-      `| ${f.name} | ${num(f.bytes)} | ${num(f.variants)} | ${num(f.totalBytes)} | ${f.nonAsciiShare == null ? '—' : `${num(f.nonAsciiShare * 100, 1)}%`} | ${f.backslashShare == null ? '—' : `${num(f.backslashShare * 100, 1)}%`} | ${f.description} |`,
+      `| ${f.name} | ${fmt(f.bytes)} | ${fmt(f.variants)} | ${fmt(f.totalBytes)} | ${f.nonAsciiShare == null ? '—' : `${fmt(f.nonAsciiShare * 100, 1)}%`} | ${f.backslashShare == null ? '—' : `${fmt(f.backslashShare * 100, 1)}%`} | ${f.description} |`,
     );
   out.push('');
 
@@ -518,7 +517,7 @@ export function renderMarkdown(report) {
       .map(([k, v]) => `${k} ${v}`)
       .join(', ')}`,
   );
-  out.push(`- builds: ${r.builds.map((b) => `${b.path} (${num(b.bytes)} B, sha256 ${b.sha256}…)`).join(', ')}`);
+  out.push(`- builds: ${r.builds.map((b) => `${b.path} (${fmt(b.bytes)} B, sha256 ${b.sha256}…)`).join(', ')}`);
   out.push(`- benchmark.js: ${r.benchmark.statistics} (maxTime ${r.benchmark.maxTime} s, minSamples ${r.benchmark.minSamples})`);
   out.push('');
   return out.join('\n');

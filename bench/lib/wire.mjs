@@ -368,7 +368,8 @@ export function wireTargets(wasm) {
   return specs;
 }
 
-const fmt = (x, d = 0) => (x == null ? '—' : x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d }));
+/** A figure with `d` decimals and thousands separators, or a dash for none: every table of the report writes them so. */
+export const fmt = (x, d = 0) => (x == null ? '—' : x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d }));
 
 /** The markdown section of the wire-speed cases, or null when none ran. */
 export function renderWire(cases, wasm) {
