@@ -216,12 +216,12 @@ function clients(port, hash, count = 1) {
  * `servers` ([key, args(upstream address)], node processes that listen), in
  * turn, `rounds` times. Each server is checked first (every client gets
  * the stream, whose SHA-256 is `f.sha256`; no fault on stderr), then, with
- * `warmUp`, runs a round that is not counted. Resolves with each key's
+ * `warmUp` rounds that are not counted (0 by default). Resolves with each key's
  * runs: wall seconds; the server's CPU seconds (its children's too) and
  * page faults; this process's CPU (the load generator); the cores the
  * machine kept busy, and the CPU the rest of it took.
  */
-export async function serverRounds(f, { name, servers, count, rounds, warmUp = false, progress }) {
+export async function serverRounds(f, { name, servers, count, rounds, warmUp = 0, progress }) {
   const upstream = await serveStream(f.stream);
   const started = [];
   const total = count * f.stream.length;
@@ -246,7 +246,7 @@ export async function serverRounds(f, { name, servers, count, rounds, warmUp = f
       const wrong = (await clients(server.port, true, count)).filter((g) => g.sha256 !== f.sha256).length;
       if (wrong) throw new Error(`${name}@${key}: ${wrong} of ${count} clients did not receive the stream`);
       if (server.faults().length) throw new Error(`${name}@${key}: faults on a valid stream: ${server.faults()[0]}`);
-      if (warmUp) await round(server);
+      for (let w = 0; w < warmUp; w++) await round(server);
     }
     /** @type {Record<string, { wall: number, cpu: number | null, faults: number | null, load: number, busy: number | null, others: number | null }[]>} */
     const runs = Object.fromEntries(servers.map(([key]) => [key, []]));

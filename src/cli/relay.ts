@@ -20,7 +20,7 @@
 
 import cluster from 'node:cluster';
 import os from 'node:os';
-import { pipeRelay } from '../relay/pipe.js';
+import { pipeWith } from '../relay/pipe.js';
 import { type RelayOptions, VALIDATION_LEVELS, type ValidationLevel } from '../relay/relay.js';
 import { DEFAULT_DRAIN_TIMEOUT_MS, type Endpoint, parseEndpoint } from '../relay/tcp.js';
 import { MAX_HELD_BYTES_LIMIT } from '../records/limits.js';
@@ -152,7 +152,7 @@ export async function relayCommand(args: readonly string[], io: Io): Promise<num
   }
 
   const [inFile, outFile] = flags.positionals;
-  const input = await openInput('relay', inFile, io);
+  const input = await openInput('relay', inFile, io, { slabs: true });
   const output = await openOutput('relay', outFile, io);
   // A stream relay's fault lines are as they always were, only filtered by level.
   return relayStream(input, output, {
@@ -169,7 +169,7 @@ export async function relayCommand(args: readonly string[], io: Io): Promise<num
  * memory a record needed) once the finishes it wrote are out.
  */
 async function relayStream(input: Input, output: Output, options: RelayOptions): Promise<number> {
-  const end = await pipeRelay(input.stream, output.sink, options).done;
+  const end = await pipeWith(input.stream, output.sink, options, { slabs: input.slabs }).done;
   if (end.end !== 'ended') input.stream.destroy();
   if (end.end === 'output-error') throw writeFailure(output.name, end.failure);
   if (end.end === 'input-error') throw new IoError('read', input.name, end.error);

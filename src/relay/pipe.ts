@@ -28,6 +28,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { RecordFault } from '../records/record-error.js';
 import { SinkFailed, watchSink } from '../streams/node-sink.js';
+import { giveSlab } from '../streams/read-slabs.js';
 import { backendOf, RelayState, type RelayOptions, type RelayStats } from './relay.js';
 
 /** How a piped relay ended. */
@@ -66,6 +67,44 @@ export interface PipedRelay {
  * called for each input chunk before it is read (the TCP relay's idle timer).
  */
 export function pipeRelay(input: Readable, output: Writable, options: RelayOptions = {}, onChunk?: () => void): PipedRelay {
+  return pipeWith(input, output, options, { onChunk });
+}
+
+/** How the package's own relays drive pipeRelay. */
+export interface PipeHooks {
+  /** Called for each input chunk before it is read. */
+  onChunk?: () => void;
+  /**
+   * Every chunk, whether it comes as 'data' or through feed(), is a view of
+   * a slab from read-slabs.ts that its reader has let go of: the relay gives
+   * each slab back once its bytes have left through the output and the relay
+   * keeps no view of them.
+   */
+  slabs?: boolean;
+}
+
+/** A piped relay that can also be handed chunks directly: what a socket's onread callback reads. */
+export interface FedRelay extends PipedRelay {
+  /** Takes one input chunk, as a 'data' event would. */
+  feed(chunk: Uint8Array): void;
+}
+
+/**
+ * pipeRelay, with the hooks the CLI and the TCP relay use.
+ *
+ * # When a slab goes back
+ *
+ * A chunk's bytes leave the relay as views of it: forwarded records, and
+ * the parts of a record cut across chunks, held until the rest arrives. So
+ * a slab is lent out when its chunk has been read, and goes back at the
+ * first moment the output holds no unwritten byte (writableLength 0: the
+ * kernel or the file has taken every write) and no cut record still held
+ * has a part in it. Both are looked at after each chunk and at each
+ * completed write. An output that has failed or been destroyed gets
+ * nothing back: its slabs are left to the garbage collector.
+ */
+export function pipeWith(input: Readable, output: Writable, options: RelayOptions, hooks: PipeHooks): FedRelay {
+  const { onChunk, slabs = false } = hooks;
   let settle!: (end: PipeEnd) => void;
   const done = new Promise<PipeEnd>((resolve) => {
     settle = resolve;
@@ -77,8 +116,27 @@ export function pipeRelay(input: Readable, output: Writable, options: RelayOptio
     const stats = state.stats;
     stats.chunksOut++;
     stats.bytesOut += bytes.length;
-    if (!output.write(bytes)) full = true;
+    if (!(slabs ? output.write(bytes, written) : output.write(bytes))) full = true;
   });
+  /** Slabs whose chunks have been read, not yet given back. */
+  const lent: ArrayBufferLike[] = [];
+  const giveBack = () => {
+    if (lent.length === 0 || output.writableLength !== 0) return;
+    if (output.destroyed || output.errored) {
+      lent.length = 0;
+      return;
+    }
+    let kept = 0;
+    for (const buffer of lent) {
+      if (state.holds(buffer)) lent[kept++] = buffer;
+      else giveSlab(buffer);
+    }
+    lent.length = kept;
+  };
+  const written = (error?: Error | null) => {
+    if (error) lent.length = 0;
+    else giveBack();
+  };
   const watch = watchSink(output);
 
   const finish = (end: PipeEnd) => {
@@ -132,6 +190,10 @@ export function pipeRelay(input: Readable, output: Writable, options: RelayOptio
     onChunk?.();
     let fault: RecordFault | null = null;
     const ran = batch(() => (fault = state.push(chunk)));
+    if (slabs) {
+      lent.push(chunk.buffer);
+      giveBack();
+    }
     if (ran === false) return;
     if (ran !== true) return relayFailed(ran.thrown);
     if (fault) return finish({ end: 'record-error', fault });
@@ -185,6 +247,11 @@ export function pipeRelay(input: Readable, output: Writable, options: RelayOptio
     abort(reason) {
       if (finished) return;
       if (batch(() => state.abort()) !== false) finish({ end: 'aborted', reason });
+    },
+    feed(chunk) {
+      if (!finished) onData(chunk);
+      // Read after the end: nothing refers to it.
+      else if (slabs) giveSlab(chunk.buffer);
     },
   };
 }

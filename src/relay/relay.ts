@@ -289,6 +289,12 @@ class CutRecord {
     }
   }
 
+  /** Whether a part is a view of `buffer`. */
+  holds(buffer: ArrayBufferLike): boolean {
+    for (const part of this.parts) if (part.buffer === buffer) return true;
+    return false;
+  }
+
   /** The pieces, in order; the record is forgotten. */
   take(): Uint8Array[] {
     this.seal();
@@ -442,6 +448,11 @@ export class RelayState implements RecordSink {
   /** Whether part of a record has been read and the rest has not: the stream is inside a record. */
   get inRecord(): boolean {
     return !this.done && this.lastEnd < this.chunkBase;
+  }
+
+  /** Whether the relay keeps a view of `buffer` (an input chunk's) between chunks: a long part of a cut record, until it has passed. */
+  holds(buffer: ArrayBufferLike): boolean {
+    return !this.done && this.pending.holds(buffer);
   }
 
   /** Upstream ended. Returns the record error when it ended inside a record. */

@@ -72,7 +72,8 @@
 import net from 'node:net';
 import { type Endpoint, parseEndpoint } from './endpoint.js';
 import type { RelayFault } from './fault.js';
-import { pipeRelay } from './pipe.js';
+import { giveSlab, takeSlab } from '../streams/read-slabs.js';
+import { pipeWith } from './pipe.js';
 import { type RelayOptions, type RelayStats, resolveRelayOptions } from './relay.js';
 
 /** Why an upstream connection failed, as its error code says. */
@@ -222,7 +223,10 @@ export interface TcpRelayOptions extends Omit<RelayOptions, 'onFault'> {
   clientIdleTimeout?: number;
   /** Most connections open at once; past it a new client is reset as it comes. Default 10,000; 0 for no limit. */
   maxConnections?: number;
-  /** How to open the upstream connection; default net.connect. (TLS, a test's socket that never connects.) */
+  /**
+   * How to open the upstream connection (TLS, a test's socket that never
+   * connects). Left out, net.connect, reading into buffers the relay reuses.
+   */
   dial?: (upstream: Endpoint) => net.Socket;
   /** Called once per fault, with the connection's number (from 1, in accept order). */
   onFault?: (fault: ConnectionFault, connection: number) => void;
@@ -357,7 +361,7 @@ export function createTcpRelay(options: TcpRelayOptions): TcpRelay {
   const maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
   if (!(Number.isInteger(maxConnections) && maxConnections >= 0))
     throw new RangeError(`maxConnections must be a whole number, 0 for no limit, not ${maxConnections}`);
-  const dial = options.dial ?? ((upstream: Endpoint) => net.connect(upstream));
+  const dial = options.dial;
   let connections = 0;
   let refused = 0;
   const live = new Map<number, Live>();
@@ -403,7 +407,26 @@ export function createTcpRelay(options: TcpRelayOptions): TcpRelay {
     } catch (error) {
       openThrew = { error };
     }
-    const upstream = openThrew ? failingSocket(openThrew.error) : dialUpstream(dial, options.upstream);
+    // Our own dial reads into slabs that go back to a pool (streams/read-slabs.ts): the slab being read into, and the relay's, fed each chunk.
+    let reading: Uint8Array | null = null;
+    const upstream = openThrew
+      ? failingSocket(openThrew.error)
+      : dial
+        ? dialUpstream(dial, options.upstream)
+        : net.connect({
+            ...options.upstream,
+            onread: {
+              buffer: () => (reading = takeSlab()),
+              callback: (bytes: number, slab: Uint8Array) => {
+                reading = null;
+                piped.feed(slab.subarray(0, bytes));
+                // pipeWith pauses the socket itself when the client is full.
+                return true;
+              },
+            },
+          });
+    // Closed, it reads nothing more: the slab it would have read into goes back.
+    if (!openThrew && !dial) upstream.once('close', () => reading && giveSlab(reading.buffer));
     // Records go out as soon as they are validated: Nagle's algorithm would hold small writes back for an ACK.
     client.setNoDelay(true);
     upstream.setNoDelay?.(true);
@@ -443,7 +466,7 @@ export function createTcpRelay(options: TcpRelayOptions): TcpRelay {
               fail({ reason: 'client-idle-timeout', afterMs: clientIdleTimeout });
             }
           }, clientIdleTimeout);
-    const piped = pipeRelay(upstream, client, { ...options, onFault: report }, touch);
+    const piped = pipeWith(upstream, client, { ...options, onFault: report }, { onChunk: touch, slabs: !openThrew && !dial });
 
     /** Upstream failed (the first failure wins): reported, then the relay finishes the open channels. */
     let failed = openThrew !== null;
