@@ -33,6 +33,13 @@ import { fmt, recordStream } from './wire.mjs';
 
 const CLIENTS = 16;
 const WARM_ROUNDS = 5;
+/**
+ * Unmeasured passes of the in-process stream at each level before its
+ * rounds: a process new to the relay compiles it and grows its heaps over
+ * the first passes, and the CPU a frame fell by half, its page faults to
+ * none, only after about eight passes of 64 MiB.
+ */
+const WARM_PASSES = 8;
 const CHUNK = 64 * 1024;
 
 /** A listing of one resource, about 150 bytes as a frame: the size most resources/read and short list answers have. */
@@ -173,6 +180,10 @@ async function inProcessCases(lib, f, native, rounds, wanted, progress) {
   const lengths = padded.map((p) => p.length - native.padding);
   if (native && padded.some((p, k) => !native.isValid(p, lengths[k])))
     throw new Error('relay/in-process: simdjson refuses a frame body of the stream');
+  for (const [name, validate] of levels) {
+    progress(`${name}: warming up`);
+    for (let w = 0; w < WARM_PASSES; w++) await pipeOnce(lib, backend, validate, chunks);
+  }
   /** @type {{ wall: number, cpu: number, faults: number }[][]} */
   const relayRuns = levels.map(() => []);
   const peerRuns = [];
