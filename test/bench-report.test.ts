@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: the benchmark harness is plain JavaScript without declarations.
-import { markNoise, summarize, verdict } from '../bench/lib/report.mjs';
+import { limitOf, markNoise, summarize, verdict } from '../bench/lib/report.mjs';
 
 type Target = { name: string; ratio: number | null; target: number; met: boolean | null; noise?: unknown };
 
@@ -38,5 +38,26 @@ describe('markNoise', () => {
     const now = [target('near', 0.99, false)];
     markNoise(now, undefined);
     expect(verdict(now[0])).toBe('missed');
+  });
+});
+
+describe('limitOf', () => {
+  const results = [
+    { name: 'validate', backend: 'native', opsPerSec: 1, bytesPerCpuSecond: 2e9, mbPerSec: 4000 },
+    { name: 'validate-wall', backend: 'native', opsPerSec: 1, mbPerSec: 2000 },
+  ];
+  const bare = { bytesPerCpuSecond: 1e9, mbPerSec: 500 };
+
+  it("is the denominator's time a byte over that time plus the cost case's, in CPU where both have it", () => {
+    // 1 ns a byte for the bare case, 0.5 for the cost: at most 1 / 1.5.
+    expect(limitOf({ cost: ['validate', 'native'], how: 'h' }, bare, results, true)).toEqual({ ratio: 0.667, how: 'h', cost: 'validate@native' });
+    // A cost case with no CPU figures counts its wall time (2000 MB/s: 0.5 ns a byte).
+    expect(limitOf({ cost: ['validate-wall', 'native'], how: 'h' }, bare, results, true)?.ratio).toBe(0.667);
+    // Wall time on both sides: 2 ns a byte for the bare case, 0.25 for the cost.
+    expect(limitOf({ cost: ['validate', 'native'], how: 'h' }, bare, results, false)?.ratio).toBe(0.889);
+  });
+
+  it('is null where the cost case did not run', () => {
+    expect(limitOf({ cost: ['absent', 'native'], how: 'h' }, bare, results, true)).toBeNull();
   });
 });

@@ -274,6 +274,11 @@ export async function runConcurrentCases({ lib, native, quick, wanted, progress,
 /** The targets of these cases, as target specs (bench/lib/report.mjs judges them). */
 export function concurrentTargets() {
   const specs = [];
+  // What validating every frame costs at the least: native simdjson on the same frames (one parse a ~150-byte body; 16 KiB listings).
+  const validation = {
+    small: { cost: ['peer/simdjson-each/small', 'native'], how: 'the bare proxy plus native simdjson parsing every frame body' },
+    listing: { cost: ['peer/native/listing-medium', 'simdjson-native'], how: 'the bare proxy plus native simdjson on 16 KiB listings' },
+  };
   for (const [f, target] of [
     ['small', 0.6],
     ['listing', 0.7],
@@ -287,6 +292,7 @@ export function concurrentTargets() {
       target,
       comparison: '>=',
       metric: 'cpu',
+      ...(validation[f] ? { limit: validation[f] } : {}),
     });
   }
   specs.push({

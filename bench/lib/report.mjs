@@ -148,7 +148,25 @@ function judgeTarget(spec, results, simdjsonNative, nativeBuilt, paired, cores =
         }
       : { method: 'benchmark.js, cases timed one after another', withinNoise: distance < noise }),
     ...(spec.note ? { note: spec.note } : {}),
+    ...(spec.limit ? { limit: limitOf(spec.limit, den, results, cpu) } : {}),
   };
+}
+
+/** Nanoseconds a byte of a case: its CPU where measured and `cpu` is asked for, else its wall time. */
+const nsPerByte = (r, cpu) => (cpu && r.bytesPerCpuSecond ? 1e9 / r.bytesPerCpuSecond : 1e3 / r.mbPerSec);
+
+/**
+ * The most a target's ratio can be in this run, where the numerator does
+ * the denominator's work and at least the work of `limit.cost` too (a
+ * relay moves the bytes as the bare proxy does, and validates them at best
+ * as fast as native simdjson): the denominator's time a byte over the sum
+ * of both. Null where the cost case did not run.
+ */
+export function limitOf(limit, den, results, cpu) {
+  const cost = lookup(results, ...limit.cost);
+  if (!cost) return null;
+  const d = nsPerByte(den, cpu);
+  return { ratio: fixed(d / (d + nsPerByte(cost, cpu)), 3), how: limit.how, cost: `${limit.cost[0]}@${limit.cost[1]}` };
 }
 
 /** How close to its line a missed target must be, in this run and the one before, to be within the machine's noise. */
@@ -439,7 +457,8 @@ export function renderMarkdown(report) {
       ? ` (the twos ranged ${fmt(t.pairedRange[0], 2)}–${fmt(t.pairedRange[1], 2)}×, across the target)`
       : ` (within the ±${t.marginOfErrorPercent}% margin of error)`;
     const last = t.noise ? `; ${fmt(t.noise.previousRatio, 2)}× in the run before, also within ${Math.round(t.noise.band * 100)}% of the line` : '';
-    const how = t.met === null ? t.note : `${t.by}${t.withinNoise ? noise : ''}${last}`;
+    const limit = t.met === false && t.limit ? `; at most ${fmt(t.limit.ratio, 2)}× here: ${t.limit.how}` : '';
+    const how = t.met === null ? t.note : `${t.by}${t.withinNoise ? noise : ''}${last}${limit}`;
     out.push(
       `| ${t.group} | ${t.fixture}${t.note && t.met !== null ? ` (${t.note})` : ''} | ${t.ratio == null ? '—' : `${fmt(t.ratio, 2)}×`} | ${needed} | ${met} | ${how} | ${t.sequentialRatio == null ? '' : `${fmt(t.sequentialRatio, 2)}×`} |`,
     );

@@ -195,6 +195,7 @@ async function longStreamCases(lib, fixtures, backends, rounds, progress) {
           `web-streams-${backend.name}-round`,
           'the same 64 KiB chunks through an identity TransformStream: what Web Streams alone cost, the floor for createRelay',
           runs.floor,
+          cpuFigures(runs.floor, f.stream.length, 4),
         ),
       );
     }
@@ -355,7 +356,17 @@ export function wireTargets(wasm) {
     ['listing', 0.6],
     ['small', 0.4],
   ]) {
-    const spec = { fixture: f, num: [`relay/long-stream/${f}`, wasm], den: [`peer/validate-only/${f}`, wasm], target, comparison: '>=' };
+    const spec = {
+      fixture: f,
+      num: [`relay/long-stream/${f}`, wasm],
+      den: [`peer/validate-only/${f}`, wasm],
+      target,
+      comparison: '>=',
+      limit: {
+        cost: [`peer/identity-stream/${f}`, `web-streams-${wasm}-round`],
+        how: 'validate-only plus the same chunks through an identity TransformStream',
+      },
+    };
     specs.push({ ...spec, group: `the relay in process ≥ ${target}× validate-only of the same frames, wall time` });
     specs.push({ ...spec, group: `the relay in process ≥ ${target}× validate-only of the same frames, CPU time`, metric: 'cpu' });
   }
