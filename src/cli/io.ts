@@ -258,9 +258,9 @@ export async function openInput(command: string, file: string | undefined, io: I
 /**
  * A file read into slabs of streams/read-slabs.ts, each chunk a view of
  * one, for a reader that gives them back: fs.createReadStream reads into a
- * fresh buffer each time, and on a 64 MiB file that cost a page fault for
- * every 4 KiB read. The descriptor is closed at the end or when the stream
- * is destroyed, after any read in flight.
+ * fresh buffer each time, which cost about 100 page faults a MiB read. The
+ * descriptor is closed at the end or when the stream is destroyed, after any
+ * read in flight.
  */
 class SlabReader extends Readable {
   private reading = false;

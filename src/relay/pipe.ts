@@ -148,6 +148,8 @@ export function pipeWith(input: Readable, output: Writable, options: RelayOption
     input.off('close', onClose);
     output.off('drain', onDrain);
     watch.stop();
+    // Nothing more is read: what a cut record held goes back as soon as the output has taken its writes.
+    giveBack();
     // Stop reading; a socket or file is the caller's to close, but nothing more is read from it.
     input.pause();
     settle(end);

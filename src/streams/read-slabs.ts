@@ -13,8 +13,11 @@
 // A slab that is never given back (a stream destroyed with a read in
 // flight) is an ordinary garbage-collected buffer.
 //
-// PERF NOTE: 16 clients through the TCP relay, reading into a fresh buffer
-// each read: 7.5 to 9.8 page faults a MiB, 88% of them in those buffers.
+// PERF NOTE: reading into a fresh buffer each read, the TCP relay took 7.5
+// to 9.8 page faults a MiB under 16 clients (88% of them in those buffers),
+// the CLI relay about 100 a MiB of a file; with slabs, the TCP relay's
+// settle under 0.5 a MiB once warm, and the CLI relay of a 96 MiB file
+// takes a quarter less CPU.
 
 /** The size of a slab: what Node reads into for a socket or a file stream. */
 export const SLAB_SIZE = 64 * 1024;
