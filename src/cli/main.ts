@@ -9,10 +9,10 @@
 // to process.exit(): exit() would drop output still queued on a pipe, and
 // the last line of a stream (its end) is the one a script reads first.
 
-import cluster from 'node:cluster';
 import { BoundedLines, drainedWithin, IoError, isDirectoryFd, LineWriter, OutputClosed, type Io } from './io.js';
 import { UsageError } from './args.js';
-import { type CommandName, commandUsage, shortUsage, usage, version } from './usage.js';
+import type { CommandName } from './usage.js';
+import { clusterWorker } from './worker.js';
 
 /** Exit status for our own bug: EX_SOFTWARE from sysexits.h. */
 const EXIT_BUG = 70;
@@ -30,21 +30,24 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   conformance: async () => (await import('./conformance.js')).conformanceCommand,
 };
 
+/** The help's text, loaded only to be printed: it names the TCP relay's defaults, and so loads its modules. */
+const help = () => import('./usage.js');
+
 /** Runs one command line; resolves to the exit status. */
 export async function main(argv: readonly string[], io: Io): Promise<number> {
   const [command, ...rest] = argv;
   try {
     // No command is a usage error like any other: a script that forgot its command learns it from the status.
     if (command === undefined) {
-      io.err(`mcp-frames: no command\n${shortUsage()}`);
+      io.err(`mcp-frames: no command\n${(await help()).shortUsage()}`);
       return 2;
     }
     if (command === 'help' || command === '--help' || command === '-h') {
-      await io.out.line((await usage()).trimEnd());
+      await io.out.line((await (await help()).usage()).trimEnd());
       return 0;
     }
     if (command === '--version') {
-      await io.out.line(version());
+      await io.out.line((await help()).version());
       return 0;
     }
     if (!Object.hasOwn(COMMANDS, command)) {
@@ -53,7 +56,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     }
     const status = await (await COMMANDS[command]())(rest, io);
     if (status === 'help') {
-      await io.out.line((await commandUsage(command as CommandName)).trimEnd());
+      await io.out.line((await (await help()).commandUsage(command as CommandName)).trimEnd());
       return 0;
     }
     return status;
@@ -79,7 +82,8 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
 // (its clients saw a clean end where upstream had failed) and turned any command's status into 1.
 process.stderr.on('error', () => {});
 // A worker's log-dropped lines name it, as its other lines do (src/cli/serve.ts).
-const stderrEvents = new BoundedLines(process.stderr, undefined, undefined, cluster.isWorker ? { worker: cluster.worker!.id } : {});
+const worker = await clusterWorker();
+const stderrEvents = new BoundedLines(process.stderr, undefined, undefined, worker ? { worker: worker.id } : {});
 process.on('exit', () => stderrEvents.flush(true));
 const io: Io = {
   // A getter: a command that reads a file never touches stdin.

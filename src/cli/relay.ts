@@ -18,16 +18,16 @@
 // error. A TCP relay (src/cli/serve.ts, and src/cli/cluster.ts with
 // --workers) runs until it is sent SIGINT or SIGTERM, drains, then exits 0.
 
-import cluster from 'node:cluster';
 import os from 'node:os';
 import { pipeWith } from '../relay/pipe.js';
 import { type RelayOptions, VALIDATION_LEVELS, type ValidationLevel } from '../relay/relay.js';
-import { DEFAULT_DRAIN_TIMEOUT_MS, type Endpoint, parseEndpoint } from '../relay/tcp.js';
+import { type Endpoint, parseEndpoint } from '../relay/endpoint.js';
 import { MAX_HELD_BYTES_LIMIT } from '../records/limits.js';
 import { type Flags, COMMON_FLAGS, UsageError, backendFlag, endpointFlag, limitFlag, parseFlags } from './args.js';
 import { type Input, IoError, type Io, openInput, openOutput, type Output, writeFailure } from './io.js';
 import { faultLevel, LOG_LEVELS, type LogLevel } from './log.js';
-import { type ServeConfig, serveTcp, serveWorker } from './serve.js';
+import type { ServeConfig } from './serve.js';
+import { clusterWorker } from './worker.js';
 
 const RELAY_FLAGS = {
   ...COMMON_FLAGS,
@@ -115,7 +115,8 @@ export async function relayCommand(args: readonly string[], io: Io): Promise<num
   };
   const logLevel = logLevelFlag(flags);
   // Only 'full' judges a schema, and only then are the SDK's schemas loaded; a cluster's workers leave the warning to the primary.
-  const judges = validate === 'full' ? (await import('./judges.js')).judgesInUse(io, !cluster.isWorker) : 'none';
+  const worker = await clusterWorker();
+  const judges = validate === 'full' ? (await import('./judges.js')).judgesInUse(io, worker === undefined) : 'none';
 
   const listen = flags.values.listen;
   const upstream = flags.values.upstream;
@@ -124,6 +125,8 @@ export async function relayCommand(args: readonly string[], io: Io): Promise<num
     if (flags.positionals.length) throw new UsageError('relay: files and --listen do not go together');
     const metrics = flags.values.metrics;
     const upstreamAt = endpointOf(upstream, 'upstream');
+    // The TCP relay's modules (and node:net) load only for a TCP relay: a stream relay starts without them.
+    const [{ DEFAULT_DRAIN_TIMEOUT_MS }, { serveTcp, serveWorker }] = await Promise.all([import('../relay/tcp.js'), import('./serve.js')]);
     // Port 0 means "any" to listen on, and nothing to connect to: every client would be refused.
     if (upstreamAt.port === 0) throw new UsageError(`relay: --upstream '${upstream}' has port 0, which nothing can be connected to`);
     const config: ServeConfig = {
@@ -143,7 +146,7 @@ export async function relayCommand(args: readonly string[], io: Io): Promise<num
       judges,
     };
     // A worker runs this same command line (node:cluster forks it): it serves its share of the port.
-    if (cluster.isWorker) return serveWorker(config, io);
+    if (worker) return serveWorker(config, io);
     if (config.workers > 1) return (await import('./cluster.js')).runPrimary(config, io);
     return serveTcp(config, io);
   }
