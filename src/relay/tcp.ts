@@ -70,7 +70,7 @@
 // connections and faults (one call each, whose lines are written anyway).
 
 import net from 'node:net';
-import { type Endpoint, parseEndpoint } from './endpoint.js';
+import type { Endpoint } from './endpoint.js';
 import type { RelayFault } from './fault.js';
 import { giveSlab, takeSlab } from '../streams/read-slabs.js';
 import { pipeWith } from './pipe.js';
@@ -194,7 +194,7 @@ export interface TcpRelay extends net.Server {
   reset(): number;
 }
 
-export { type Endpoint, parseEndpoint };
+export type { Endpoint };
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
