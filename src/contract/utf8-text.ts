@@ -18,11 +18,9 @@ export function utf8Text(b: Uint8Array, start: number, end: number): string {
   return current(b, start, end);
 }
 
-/** Strings a decoder put in must give as TextDecoder does. */
-const PROBES = ['', 'a', '\ufeffa', 'é€😀', '"\\u0000"', 'x'.repeat(300)];
-
-/** Bytes not UTF-8 (stray, overlong, surrogate, cut, past U+10FFFF, five-byte lead), which it must decode as TextDecoder does. */
-const BAD_UTF8 = [
+/** What a decoder put in must decode as TextDecoder does: strings, and bytes not UTF-8 (stray, overlong, surrogate, cut, past U+10FFFF, five-byte lead). */
+const PROBES: readonly (readonly number[])[] = [
+  ...['', 'a', '\ufeffa', 'é€😀', '"\\u0000"', 'x'.repeat(300)].map((s) => [...new TextEncoder().encode(s)]),
   [0x61, 0xff, 0x62],
   [0xc0, 0xaf],
   [0xed, 0xa0, 0x80],
@@ -34,16 +32,11 @@ const BAD_UTF8 = [
 
 /** Puts `decode` in force for utf8Text if it gives TextDecoder's strings on the probes; returns whether it did. */
 export function useUtf8Text(decode: Utf8Text): boolean {
-  const encoder = new TextEncoder();
   try {
     for (const probe of PROBES) {
-      // A view inside its buffer, as in a core's memory.
-      const bytes = encoder.encode(`@@##${probe}#`).subarray(2);
-      if (decode(bytes, 2, bytes.length - 1) !== probe) return false;
-    }
-    for (const bad of BAD_UTF8) {
-      const bytes = Uint8Array.from([0x40, ...bad, 0x40]);
-      if (decode(bytes, 1, bytes.length - 1) !== decoder.decode(bytes.subarray(1, bytes.length - 1))) return false;
+      // A view inside its buffer, as in a core's memory: `@@##`, the probe, `#`.
+      const bytes = Uint8Array.from([0x40, 0x40, 0x23, 0x23, ...probe, 0x23]).subarray(2);
+      if (decode(bytes, 2, bytes.length - 1) !== viaTextDecoder(bytes, 2, bytes.length - 1)) return false;
     }
   } catch {
     return false;
