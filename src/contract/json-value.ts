@@ -34,10 +34,7 @@ export function parseBody(b: Uint8Array, start: number, end: number, blobs: read
   text += utf8Text(b, at, end);
   const value: unknown = JSON.parse(text);
   if (typeof value === 'string') return isMarker(value) ? blobString(b, kept, value) : value;
-  if (typeof value === 'object' && value !== null) {
-    const place = new Placing(b, kept);
-    place.visit(value);
-  }
+  if (typeof value === 'object' && value !== null) place(value, b, kept, kept.length >> 1);
   return value;
 }
 
@@ -62,33 +59,21 @@ function blobString(b: Uint8Array, kept: readonly number[], marker: string): str
   return utf8Text(b, kept[k] + 1, kept[k + 1] - 1);
 }
 
-/** Puts each blob where its marker is in JSON.parse's value. */
-class Placing {
-  private left: number;
-
-  constructor(
-    private readonly b: Uint8Array,
-    private readonly kept: readonly number[],
-  ) {
-    this.left = kept.length >> 1;
+/** Puts each blob where its marker is in JSON.parse's value, while `left` are to place; returns how many still are. */
+function place(value: object, b: Uint8Array, kept: readonly number[], left: number): number {
+  const members = value as Record<string, unknown>;
+  // An array's indices, or an object's own names whatever Object.prototype holds.
+  const keys = Array.isArray(value) ? undefined : Object.keys(members);
+  const n = keys === undefined ? (value as unknown[]).length : keys.length;
+  for (let i = 0; i < n && left > 0; i++) {
+    const key = keys === undefined ? i : keys[i];
+    const x = members[key];
+    if (typeof x === 'string') {
+      if (isMarker(x)) {
+        members[key] = blobString(b, kept, x);
+        left--;
+      }
+    } else if (typeof x === 'object' && x !== null) left = place(x, b, kept, left);
   }
-
-  visit(value: object): void {
-    const members = value as Record<string, unknown>;
-    // An array's indices, or an object's own names whatever Object.prototype holds.
-    const keys = Array.isArray(value) ? undefined : Object.keys(members);
-    const n = keys === undefined ? (value as unknown[]).length : keys.length;
-    for (let i = 0; i < n && this.left > 0; i++) {
-      const key = keys === undefined ? i : keys[i];
-      const x = members[key];
-      if (typeof x === 'string') {
-        if (isMarker(x)) members[key] = this.blob(x);
-      } else if (typeof x === 'object' && x !== null) this.visit(x);
-    }
-  }
-
-  private blob(marker: string): string {
-    this.left--;
-    return blobString(this.b, this.kept, marker);
-  }
+  return left;
 }
