@@ -86,14 +86,14 @@ export function alphabetRunJs(b: Uint8Array, from: number): number {
 
 /**
  * The verdict on a JSON string whose content is alphabet from `start` to
- * `run`, then '=' to its quote: its end past the quote if atob accepts it,
- * else -1; -2 when anything else follows the run (isBase64Bytes must read it).
+ * `run`, then '=' to its quote: its end past the quote, negated where atob
+ * refuses it; 0 when anything else follows the run (isBase64Bytes must read it).
  */
 export function base64AfterRun(b: Uint8Array, start: number, run: number): number {
   let k = run;
   while (b[k] === 0x3d) k++;
-  if (b[k] !== 0x22) return -2;
-  return accepts(run - start, k - run) ? k + 1 : -1;
+  if (b[k] !== 0x22) return 0;
+  return accepts(run - start, k - run) ? k + 1 : -(k + 1);
 }
 
 /** The verdict on `n` alphabet characters, then `pad` '='. */

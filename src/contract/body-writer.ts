@@ -16,7 +16,7 @@
 
 import { isBase64Bytes } from './base64.js';
 import { type EncodeError, REFUSAL } from './encode-rules.js';
-import { MAX_DEPTH } from './json-text.js';
+import { FALSE, MAX_DEPTH, NULL, TRUE } from './json-text.js';
 import { newJudgement, plainObjects } from './judge-kit.js';
 import type { JudgeNode } from './judge-node.js';
 import {
@@ -35,7 +35,7 @@ import {
   VALUE,
 } from './judge-plan.js';
 import { copyOut, POOLED, poolOut, slabCount } from './slab-pool.js';
-import { FALSE, FRAME_LIMITS, type FrameLimits, isWellFormed, NULL, TRUE, Utf8Writer } from './utf8-writer.js';
+import { FRAME_LIMITS, type FrameLimits, isWellFormed, Utf8Writer } from './utf8-writer.js';
 import { utf8Text } from './utf8-text.js';
 
 export { FRAME_LIMITS, POOLED };
@@ -61,18 +61,14 @@ const booleanValue = Boolean.prototype.valueOf;
 // Object.prototype (the override mistake, as under SES) or one whose setter
 // throws is defined. PERF NOTES: assigning first spares a runtime call each.
 function setMember(copy: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') {
-    defineMember(copy, key, value);
-    return;
+  if (key !== '__proto__') {
+    try {
+      copy[key] = value;
+      return;
+    } catch {
+      // A frozen name or a throwing setter: defined below.
+    }
   }
-  try {
-    copy[key] = value;
-  } catch {
-    defineMember(copy, key, value);
-  }
-}
-
-function defineMember(copy: Record<string, unknown>, key: string, value: unknown): void {
   defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
@@ -145,7 +141,7 @@ class BodyWriter extends Utf8Writer {
 
   /** The tag, then the body; refused where `judge` refuses its copy. */
   frame(tag: number, body: unknown, judge: Judge): void {
-    this.start(tag, body);
+    this.start(tag);
     const written = this.value(body, '', false);
     this.checkLength();
     const bad = judge(written);
@@ -155,7 +151,7 @@ class BodyWriter extends Utf8Writer {
   /** The tag, then the body under a plan; `judge` names a refusal, on the value parsed from the bytes. */
   judgedFrame(tag: number, body: unknown, plan: Plan, judge: Judge): void {
     newJudgement();
-    this.start(tag, body);
+    this.start(tag);
     const ok = this.judged(body, '', false, plan);
     this.checkLength();
     if (ok) return;
@@ -163,12 +159,11 @@ class BodyWriter extends Utf8Writer {
     if (bad) this.refuseWith(bad);
   }
 
-  start(tag: number, body: unknown): void {
+  start(tag: number): void {
     this.pos = 0;
     this.extra = 0;
     if (this.buf.length < 16) this.grow(16);
     this.buf[this.pos++] = tag;
-    if (body === undefined) this.refuse(REFUSAL.undefinedMember);
   }
 
   /** SerializeJSONProperty on a value read: returns the value as written. */
@@ -227,26 +222,11 @@ class BodyWriter extends Utf8Writer {
   }
 
   unboxed(o: object, which: number): unknown {
-    switch (which) {
-      case BOXED_STRING: {
-        // ToString and ToNumber call what JSON.stringify calls; the Boolean's slot is read.
-        const s = `${o}`;
-        if (!this.string(s)) this.refuse(REFUSAL.loneSurrogate);
-        return s;
-      }
-      case BOXED_NUMBER: {
-        const n = +o;
-        this.number(n);
-        return n === 0 ? 0 : n;
-      }
-      case BOXED_BOOLEAN: {
-        const b = booleanValue.call(o);
-        this.literal(b ? TRUE : FALSE);
-        return b;
-      }
-      default:
-        return this.refuse(REFUSAL.boxedBigint);
-    }
+    // ToString and ToNumber call what JSON.stringify calls; the Boolean's slot is read.
+    if (which === BOXED_STRING) return this.value(`${o}`, '', false);
+    if (which === BOXED_NUMBER) return this.value(+o, '', false);
+    if (which === BOXED_BOOLEAN) return this.value(booleanValue.call(o), '', false);
+    return this.refuse(REFUSAL.boxedBigint);
   }
 
   /** value() under a plan: its verdict on the value as written, copied only where the plan cannot follow. */
@@ -258,21 +238,14 @@ class BodyWriter extends Utf8Writer {
       return stringOk(p, v, this.buf, start, this.pos);
     }
     if (kind >= VALUE) return (p.node as JudgeNode).ok(this.value(v, key, inArray));
-    if (typeof v === 'object') {
-      if (v === null) {
-        this.literal(NULL);
-        return kind === ANY || p.nullOk;
-      }
+    if (typeof v === 'object' && v !== null) {
       const toJSON = (v as { toJSON?: unknown }).toJSON;
       if (typeof toJSON === 'function') return okAs(p, this.converted(toJSON.call(v, typeof key === 'number' ? String(key) : key), inArray));
       if (isArray(v)) return this.arrayJudged(v, p);
       const proto = protoOf(v);
       if (proto !== objectPrototype && proto !== null) {
         const which = boxed(v, proto);
-        if (which !== NONE) {
-          this.unboxed(v, which);
-          return kind === ANY;
-        }
+        if (which !== NONE) return okAs(p, this.unboxed(v, which));
       }
       return kind === UNION ? this.unionJudged(v as Record<string, unknown>, p) : this.objectJudged(v as Record<string, unknown>, p);
     }
@@ -284,8 +257,8 @@ class BodyWriter extends Utf8Writer {
       this.literal(v ? TRUE : FALSE);
       return kind === ANY;
     }
-    if (v === undefined) return this.refuse(inArray ? REFUSAL.undefinedInArray : REFUSAL.undefinedMember);
-    return okAs(p, this.other(v, key, inArray));
+    // null, undefined, a BigInt, a function or a symbol: as value() takes them.
+    return okAs(p, this.value(v, key, inArray));
   }
 
   arrayJudged(a: unknown[], p: Plan): boolean {
@@ -312,8 +285,7 @@ class BodyWriter extends Utf8Writer {
 
   /** object() under a plan: a RECORD's skips `__proto__`, as zod does. */
   objectJudged(o: Record<string, unknown>, p: Plan): boolean {
-    this.enter(o);
-    const d = this.open.length - 1;
+    const d = this.enter(o);
     const path = this.path;
     const kind = p.kind;
     const known = kind === OBJECT;
@@ -323,7 +295,7 @@ class BodyWriter extends Utf8Writer {
     let seen = 0;
     let guess = 0;
     this.byte(0x7b);
-    let first = true;
+    const empty = this.pos;
     for (const k in o) {
       if (!ownProperty.call(o, k)) continue;
       path[d] = k;
@@ -332,8 +304,7 @@ class BodyWriter extends Utf8Writer {
         if (!isWellFormed(k)) this.refuse(REFUSAL.loneSurrogateInName);
         continue;
       }
-      if (first) first = false;
-      else this.byte(0x2c);
+      if (this.pos !== empty) this.byte(0x2c);
       let child = ANY_PLAN;
       let i = -1;
       if (ok && kind === RECORD) {
@@ -363,8 +334,7 @@ class BodyWriter extends Utf8Writer {
   // object() under a UNION plan, in one walk: a member the options standing
   // judge alike is judged as written; otherwise each judges it or its copy.
   unionJudged(o: Record<string, unknown>, p: Plan): boolean {
-    this.enter(o);
-    const d = this.open.length - 1;
+    const d = this.enter(o);
     const path = this.path;
     const options = p.options;
     const names = p.names;
@@ -374,7 +344,7 @@ class BodyWriter extends Utf8Writer {
     // Every option's members, a bit each (judge-plan.ts unionPlan).
     let seen = 0;
     this.byte(0x7b);
-    let first = true;
+    const empty = this.pos;
     for (const k in o) {
       if (!ownProperty.call(o, k)) continue;
       path[d] = k;
@@ -383,8 +353,7 @@ class BodyWriter extends Utf8Writer {
         if (!isWellFormed(k)) this.refuse(REFUSAL.loneSurrogateInName);
         continue;
       }
-      if (first) first = false;
-      else this.byte(0x2c);
+      if (this.pos !== empty) this.byte(0x2c);
       this.name(k);
       const at = findName(names, k, guess);
       let member = p.other as UnionMember;
@@ -405,29 +374,21 @@ class BodyWriter extends Utf8Writer {
         for (let i = 0; i < plans.length; i++) if ((alive & (1 << i)) !== 0 && !stringOk(plans[i], m, this.buf, start, this.pos)) alive &= ~(1 << i);
         continue;
       }
-      let written: unknown = m;
-      if (m === null || typeof m === 'boolean') this.judged(m, k, false, ANY_PLAN);
-      else if (typeof m === 'number') {
-        this.number(m);
-        written = m === 0 ? 0 : m;
-      } else written = this.value(m, k, false);
+      const written = this.value(m, k, false);
       for (let i = 0; i < plans.length; i++) if ((alive & (1 << i)) !== 0 && !okAs(plans[i], written)) alive &= ~(1 << i);
     }
     this.byte(0x7d);
     this.open.pop();
-    if (alive === 0) return false;
-    const required = p.requiredBits;
-    for (let i = 0; i < options.length; i++) if ((alive & (1 << i)) !== 0 && (seen & required[i]) !== required[i]) alive &= ~(1 << i);
-    for (const [i, bit, k] of p.askedBits)
-      if ((alive & (1 << i)) !== 0 && (seen & (1 << bit)) === 0 && !options[i].own[k].ok(undefined)) alive &= ~(1 << i);
+    for (let i = 0; i < options.length; i++) if ((alive & (1 << i)) !== 0 && !absentOk(options[i], seen >>> p.firsts[i])) alive &= ~(1 << i);
     return alive !== 0;
   }
 
-  enter(o: object): void {
+  /** Opens `o`; returns its depth, the index in `path` of its members. */
+  enter(o: object): number {
     const open = this.open;
     if (open.includes(o)) this.refuse(REFUSAL.cycle);
     if (open.length >= MAX_DEPTH) this.refuse(REFUSAL.depth);
-    open.push(o);
+    return open.push(o) - 1;
   }
 
   enterArray(a: unknown[]): number {
@@ -461,12 +422,11 @@ class BodyWriter extends Utf8Writer {
   }
 
   object(o: Record<string, unknown>): Record<string, unknown> {
-    this.enter(o);
-    const d = this.open.length - 1;
+    const d = this.enter(o);
     const path = this.path;
     const copy: Record<string, unknown> = {};
     this.byte(0x7b);
-    let first = true;
+    const empty = this.pos;
     // PERF NOTES: for-in reads by field index from V8's enum cache, where
     // Object.keys and keyed reads go megamorphic: 55–58 ns against 88–95.
     for (const k in o) {
@@ -478,8 +438,7 @@ class BodyWriter extends Utf8Writer {
         if (!isWellFormed(k)) this.refuse(REFUSAL.loneSurrogateInName);
         continue;
       }
-      if (first) first = false;
-      else this.byte(0x2c);
+      if (this.pos !== empty) this.byte(0x2c);
       this.name(k);
       setMember(copy, k, this.value(m, k, false));
     }

@@ -157,7 +157,7 @@ function scanNumber(b: Uint8Array, i: number, end: number): number | Fault {
   return i;
 }
 
-function scanLiteral(b: Uint8Array, i: number, end: number, word: readonly number[]): number | Fault {
+function scanLiteral(b: Uint8Array, i: number, end: number, word: Uint8Array): number | Fault {
   for (let k = 0; k < word.length; k++) {
     if (i + k >= end) return fault(Status.JsonEnd, end);
     if (b[i + k] !== word[k]) return fault(Status.JsonSyntax, i + k);
@@ -165,9 +165,9 @@ function scanLiteral(b: Uint8Array, i: number, end: number, word: readonly numbe
   return i + word.length;
 }
 
-const TRUE = [0x74, 0x72, 0x75, 0x65];
-const FALSE = [0x66, 0x61, 0x6c, 0x73, 0x65];
-const NULL = [0x6e, 0x75, 0x6c, 0x6c];
+export const TRUE = Uint8Array.from('true', (c) => c.charCodeAt(0));
+export const FALSE = Uint8Array.from('false', (c) => c.charCodeAt(0));
+export const NULL = Uint8Array.from('null', (c) => c.charCodeAt(0));
 
 /** Whether b[start, end) is strict JSON text: null, or the first fault in reading order (offsets index `b`). */
 export function validateJsonText(b: Uint8Array, start: number, end: number): Fault | null {

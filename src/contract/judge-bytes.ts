@@ -37,7 +37,7 @@ export function skipWhitespace(b: Uint8Array, i: number): number {
 }
 
 /** The offset just past the string whose opening quote is at i. */
-export function skipString(b: Uint8Array, i: number): number {
+function skipString(b: Uint8Array, i: number): number {
   // PERF NOTES: 128 bytes in JS (at 32, 'full' took 16% more CPU on ~150-byte listings), then the kit
   // (~20 GB/s) or indexOf (1 MiB: 0.46 ms for a blob, 1.0 with escapes, against 1.7 and 2.0 a byte a time).
   let j = i + 1;
@@ -66,11 +66,10 @@ function longStringEnd(b: Uint8Array, i: number, j: number, spaced: boolean): nu
     if (!spaced) {
       const run = kit.alphabetRun(b, i + 1);
       if (run >= 0) {
-        const verdict = base64AfterRun(b, i + 1, run);
-        if (verdict !== -2) {
-          const end = verdict >= 0 ? verdict : skipPadding(b, run);
-          if (remember) blobVerdicts.set(i, verdict >= 0);
-          return end;
+        const end = base64AfterRun(b, i + 1, run);
+        if (end !== 0) {
+          if (remember) blobVerdicts.set(i, end > 0);
+          return Math.abs(end);
         }
         from = Math.max(run, j);
       }
@@ -85,17 +84,29 @@ function longStringEnd(b: Uint8Array, i: number, j: number, spaced: boolean): nu
   }
 }
 
-/** While `remember` is set (acceptsBytes), long strings' ends and blobs' verdicts by start: a union's options each read them. */
+/** While `remember` is set (a judgement), long strings' ends and blobs' verdicts by start: a union's options, or the levels below, each read them. */
 const longEnds = new Map<number, number>();
 let remember = false;
 const blobVerdicts = new Map<number, boolean>();
 /** Where acceptsBytes notes accepted blobs of only alphabet and '=', SPLICE_MIN bytes or more (json-value.ts). */
 let plainBlobs: number[] | undefined;
 
-function skipPadding(b: Uint8Array, run: number): number {
-  let k = run;
-  while (b[k] === 0x3d) k++;
-  return k + 1;
+/** A judgement's start: the backend's kit in force, the caches on; returns the kit it replaced, for done(). */
+function begin(strings: StringKit | undefined): StringKit | undefined {
+  const outer = kit;
+  kit = strings;
+  remember = true;
+  newJudgement();
+  return outer;
+}
+
+function done(outer: StringKit | undefined): void {
+  kit = outer;
+  remember = false;
+  plainBlobs = undefined;
+  // Map.clear() allocates even for an empty map.
+  if (longEnds.size !== 0) longEnds.clear();
+  if (blobVerdicts.size !== 0) blobVerdicts.clear();
 }
 
 function blobOk(b: Uint8Array, s: number, e: number): boolean {
@@ -123,6 +134,11 @@ function parse(b: Uint8Array, s: number, e: number): unknown {
 
 /** The string whose JSON text is b[s, e), quotes included. */
 function parseString(b: Uint8Array, s: number, e: number): string {
+  if (e - s <= 66) {
+    let k = s + 1;
+    while (k < e - 1 && b[k] < 0x80 && b[k] !== BACKSLASH) k++;
+    if (k === e - 1) return latin1(b, s + 1, e - 1);
+  }
   return b.subarray(s + 1, e - 1).indexOf(BACKSLASH) < 0 ? utf8Text(b, s + 1, e - 1) : (JSON.parse(utf8Text(b, s, e)) as string);
 }
 
@@ -201,27 +217,6 @@ function nameIs(b: Uint8Array, ks: number, ke: number, s: string): boolean {
   return k === s.length;
 }
 
-function sameName(b: Uint8Array, p: number, q: number): boolean {
-  const pe = skipString(b, p) - 1;
-  const qe = skipString(b, q) - 1;
-  let i = p + 1;
-  let j = q + 1;
-  let oi = -1;
-  let oj = -1;
-  while (i < pe || oi >= 0) {
-    if (j >= qe && oj < 0) return false;
-    owed = oi;
-    i = readUnit(b, i);
-    const u = unit;
-    oi = owed;
-    owed = oj;
-    j = readUnit(b, j);
-    oj = owed;
-    if (u !== unit) return false;
-  }
-  return j >= qe && oj < 0;
-}
-
 /** A name's value if it is an array index (Reflect.ownKeys lists those first); else -1. */
 function arrayIndex(b: Uint8Array, ks: number, ke: number): number {
   owed = -1;
@@ -249,7 +244,9 @@ function byValue(node: JudgeNode, b: Uint8Array, s: number, e: number): Fault | 
   return node.ok(v) ? undefined : node.why(v);
 }
 
-class Walk {
+const COUNT_ONLY = (): boolean => false;
+
+export class Walk {
   constructor(
     readonly b: Uint8Array,
     readonly small: number,
@@ -258,29 +255,20 @@ class Walk {
 
   private readonly ends = new Map<number, number>();
 
-  /** Past the value at i; long values' ends are kept, so the levels below read the text about once. */
+  /** Past the value at i; long containers' ends are kept (long strings' by skipString), so the levels below read the text about once. */
   skip(i: number): number {
     const b = this.b;
     const ends = this.ends;
     const c = b[i];
-    if (c === QUOTE) {
-      const known = ends.get(i);
-      if (known !== undefined) return known;
-      const e = skipString(b, i);
-      if (e - i >= this.keep) ends.set(i, e);
-      return e;
-    }
+    if (c === QUOTE) return skipString(b, i);
     if (c !== OPEN_OBJECT && c !== OPEN_ARRAY) return skipScalar(b, i);
     const known = ends.get(i);
     if (known !== undefined) return known;
     let depth = 0;
     for (let j = i; ; ) {
       const x = b[j];
-      if (x === QUOTE) {
-        const e = (ends.size !== 0 ? ends.get(j) : undefined) ?? skipString(b, j);
-        if (e - j >= this.keep) ends.set(j, e);
-        j = e;
-      } else if (x === OPEN_OBJECT || x === OPEN_ARRAY) {
+      if (x === QUOTE) j = skipString(b, j);
+      else if (x === OPEN_OBJECT || x === OPEN_ARRAY) {
         const e = depth !== 0 && ends.size !== 0 ? ends.get(j) : undefined;
         if (e !== undefined) j = e;
         else opens[depth++] = j++;
@@ -339,12 +327,12 @@ class Walk {
     return pickUnion(c === OPEN_ARRAY ? [] : c === OPEN_OBJECT ? {} : c === QUOTE ? '' : 0, p.inner!.zod, faults);
   }
 
-  /** Calls `member(keyStart, keyEnd, valueStart, valueEnd)` for each member at s. */
-  private members(s: number, member: (ks: number, ke: number, vs: number, ve: number) => void): void {
+  /** Calls `member(keyStart, keyEnd, valueStart, valueEnd)` for each member of the object at s; returns how many. */
+  members(s: number, member: (ks: number, ke: number, vs: number, ve: number) => void): number {
     const b = this.b;
     let i = skipWhitespace(b, s + 1);
-    if (b[i] === CLOSE_OBJECT) return;
-    for (;;) {
+    if (b[i] === CLOSE_OBJECT) return 0;
+    for (let n = 1; ; n++) {
       const ks = i;
       const ke = skipString(b, i);
       i = skipWhitespace(b, skipWhitespace(b, ke) + 1); // past ':'
@@ -352,32 +340,46 @@ class Walk {
       const ve = this.skip(i);
       member(ks, ke, vs, ve);
       i = skipWhitespace(b, ve);
-      if (b[i] !== COMMA) return;
+      if (b[i] !== COMMA) return n;
+      i = skipWhitespace(b, i + 1);
+    }
+  }
+
+  /** Calls `item(start, end, index)` for each item of the array at s until it returns true; returns how many it was called for. */
+  items(s: number, item: (is: number, ie: number, index: number) => boolean): number {
+    const b = this.b;
+    let i = skipWhitespace(b, s + 1);
+    if (b[i] === CLOSE_ARRAY) return 0;
+    for (let n = 1; ; n++) {
+      const ie = this.skip(i);
+      if (item(i, ie, n - 1)) return n;
+      i = skipWhitespace(b, ie);
+      if (b[i] !== COMMA) return n;
       i = skipWhitespace(b, i + 1);
     }
   }
 
   private object(p: Plan, s: number): Fault | undefined {
     const b = this.b;
-    const { names, hashes } = p;
+    const names = p.names;
     const starts = new Array<number>(names.length).fill(-1);
     const ends = new Array<number>(names.length).fill(-1);
     this.members(s, (ks, ke, vs, ve) => {
-      const h = hashName(b, ks, ke);
-      for (let k = 0; k < names.length; k++) {
-        if (hashes[k] === h && nameIs(b, ks, ke, names[k])) {
-          starts[k] = vs;
-          ends[k] = ve;
-        }
+      let k = knownName(p, b, ks);
+      // A name with an escape is decoded, as in acceptsObject: it may spell a known one.
+      if (k < 0 && b.subarray(ks + 1, ke - 1).includes(BACKSLASH)) k = names.indexOf(parseString(b, ks, ke));
+      if (k >= 0) {
+        starts[k] = vs;
+        ends[k] = ve;
       }
     });
     let first: Fault | undefined;
     for (let k = 0; k < names.length; k++) {
-      const mode = p.modes[k];
       let f: Fault | undefined;
       if (starts[k] >= 0) f = this.node(p.members[k], starts[k], ends[k]);
-      else if (mode === 'B') f = p.own[k].why(undefined) ?? nonoptional();
-      else if (mode === 'C') f = p.own[k].why(undefined);
+      else if (p.required & (1 << k)) f = p.own[k].why(undefined) ?? nonoptional();
+      // A defaulted member whose node takes undefined is not asked: its why is undefined.
+      else if (p.asked & (1 << k)) f = p.own[k].why(undefined);
       if (f !== undefined) {
         first = merge(first, prefix(f, names[k]));
         if (first.aborted) return first;
@@ -399,7 +401,7 @@ class Walk {
     if (judge === undefined && p.cap === Infinity) return undefined;
     if (p.cap !== Infinity) {
       // zod's capSize reads only the length.
-      const count = this.count(s);
+      const count = this.items(s, COUNT_ONLY);
       if (count > p.cap) return p.node!.why(lengthOnly(count));
     }
     let first: Fault | undefined;
@@ -420,42 +422,25 @@ class Walk {
       }
       return false;
     };
-    let i = skipWhitespace(b, s + 1);
-    if (b[i] === CLOSE_ARRAY) return undefined;
-    for (let index = 0; ; index++) {
-      const ie = this.skip(i);
+    // A stop leaves no batch: flush() after it does nothing.
+    this.items(s, (i, ie, index) => {
       if (ie - i <= small) {
-        if (batchStart >= 0 && ie - batchStart > small && flush()) return first;
+        if (batchStart >= 0 && ie - batchStart > small && flush()) return true;
         if (batchStart < 0) {
           batchStart = i;
           batchIndex = index;
         }
         batchEnd = ie;
-      } else {
-        if (flush()) return first;
-        const f = this.node(element, i, ie);
-        if (f !== undefined) {
-          first = merge(first, prefix(f, index));
-          if (first.aborted) return first;
-        }
+        return false;
       }
-      i = skipWhitespace(b, ie);
-      if (b[i] !== COMMA) break;
-      i = skipWhitespace(b, i + 1);
-    }
+      if (flush()) return true;
+      const f = this.node(element, i, ie);
+      if (f === undefined) return false;
+      first = merge(first, prefix(f, index));
+      return first.aborted;
+    });
     flush();
     return first;
-  }
-
-  private count(s: number): number {
-    const b = this.b;
-    let i = skipWhitespace(b, s + 1);
-    if (b[i] === CLOSE_ARRAY) return 0;
-    for (let n = 1; ; n++) {
-      i = skipWhitespace(b, this.skip(i));
-      if (b[i] !== COMMA) return n;
-      i = skipWhitespace(b, i + 1);
-    }
   }
 
   private record(p: Plan, s: number): Fault | undefined {
@@ -464,11 +449,7 @@ class Walk {
     const value = p.element!;
     if (value.kind === ANY) return undefined;
     const b = this.b;
-    let count = 0;
-    this.members(s, () => {
-      count++;
-    });
-    const names = new NameTable(b, count);
+    const names = new NameTable(b, this.members(s, COUNT_ONLY));
     this.members(s, (ks, ke, vs) => names.set(ks, ke, vs));
     let first: Fault | undefined;
     for (const entry of names.ownKeysOrder()) {
@@ -509,10 +490,11 @@ class NameTable {
     const b = this.b;
     const h = hashName(b, ks, ke);
     const mask = this.slots.length - 1;
-    for (let slot = h & mask; ; slot = (slot + 1) & mask) {
+    let slot = h & mask;
+    for (; this.slots[slot] !== 0; slot = (slot + 1) & mask) {
       const e = this.slots[slot] - 1;
-      if (e < 0) break;
-      if (this.hash[e] === h && sameName(b, this.key[e], ks)) {
+      // Only a repeated name (or a collision) builds a string.
+      if (this.hash[e] === h && nameIs(b, ks, ke, parseString(b, this.key[e], skipString(b, this.key[e])))) {
         this.value[e] = vs;
         return;
       }
@@ -523,8 +505,6 @@ class NameTable {
     this.key[e] = ks;
     this.value[e] = vs;
     this.hash[e] = h;
-    let slot = h & mask;
-    while (this.slots[slot] !== 0) slot = (slot + 1) & mask;
     this.slots[slot] = e + 1;
   }
 
@@ -567,13 +547,11 @@ export function judgeBytes(node: JudgeNode, b: Uint8Array, start: number, end: n
   const s = skipWhitespace(b, start);
   let e = end;
   while (e > s && (b[e - 1] === 0x20 || b[e - 1] === 0x0a || b[e - 1] === 0x0d || b[e - 1] === 0x09)) e--;
-  const outer = kit;
-  kit = options.strings;
-  newJudgement();
+  const outer = begin(options.strings);
   try {
     return new Walk(b, options.small ?? smallFor(end - start), options.keep ?? KEEP).node(planOf(node, options.nodes ?? NODES), s, e);
   } finally {
-    kit = outer;
+    done(outer);
   }
 }
 
@@ -586,7 +564,7 @@ function smallFor(size: number): number {
 // leaf's scalars. It may refuse what the judges accept (the exact path then
 // decides), never the reverse: judging each copy of a repeated name only refuses more.
 
-export function skipOnce(b: Uint8Array, i: number): number {
+function skipOnce(b: Uint8Array, i: number): number {
   const c = b[i];
   if (c === QUOTE) return skipString(b, i);
   if (c !== OPEN_OBJECT && c !== OPEN_ARRAY) return skipScalar(b, i);
@@ -634,15 +612,6 @@ export function numberAt(b: Uint8Array, s: number, e: number): number {
 
 function latin1(b: Uint8Array, s: number, e: number): string {
   return e - s <= 64 ? String.fromCharCode.apply(null, b.subarray(s, e) as unknown as number[]) : utf8Text(b, s, e);
-}
-
-function stringAt(b: Uint8Array, s: number, e: number): string {
-  if (e - s <= 66) {
-    let k = s + 1;
-    while (k < e - 1 && b[k] < 0x80 && b[k] !== BACKSLASH) k++;
-    if (k === e - 1) return latin1(b, s + 1, e - 1);
-  }
-  return parseString(b, s, e);
 }
 
 /** -1, or past `null` where the plan takes it. */
@@ -695,7 +664,7 @@ function accepts(plan: Plan, b: Uint8Array, i: number): number {
     return node.ok(c === 0x74 ? true : c === 0x66 ? false : c === 0x6e ? null : numberAt(b, i, e)) ? e : -1;
   }
   const e = skipString(b, i);
-  if (plan.values.length === 0) return node.ok(stringAt(b, i, e)) ? e : -1;
+  if (plan.values.length === 0) return node.ok(parseString(b, i, e)) ? e : -1;
   // Compared by UTF-8; an escape may still spell one.
   const n = e - i - 2;
   for (const value of plan.values) {
@@ -749,10 +718,7 @@ function acceptsObject(plan: Plan, b: Uint8Array, s: number): number {
           }
         }
         ke = j + 1;
-        if (escaped) {
-          const name = parseString(b, ks, ke);
-          k = plan.names.indexOf(name);
-        }
+        if (escaped) k = plan.names.indexOf(parseString(b, ks, ke));
       }
       i = ws(b, ws(b, ke) + 1); // past ':'
       let e: number;
@@ -815,20 +781,12 @@ export function acceptsBytes(
   options: Pick<ByteJudgeOptions, 'nodes' | 'strings'> & { blobs?: number[] } = {},
 ): boolean {
   const plan = planOf(node, options.nodes ?? NODES);
-  const outer = kit;
-  kit = options.strings;
-  remember = true;
-  newJudgement();
+  const outer = begin(options.strings);
   plainBlobs = options.blobs;
   try {
     const e = accepts(plan, b, skipWhitespace(b, start));
     return e >= 0 && skipWhitespace(b, e) >= end;
   } finally {
-    kit = outer;
-    remember = false;
-    plainBlobs = undefined;
-    // Map.clear() allocates even for an empty map.
-    if (longEnds.size !== 0) longEnds.clear();
-    if (blobVerdicts.size !== 0) blobVerdicts.clear();
+    done(outer);
   }
 }

@@ -45,13 +45,11 @@ export class Plan {
   test: string | undefined = undefined;
   /** OBJECT: the members' names, in the schema's order; UNION: the names of `entries`. */
   names: readonly string[] = [];
-  /** OBJECT: the plan of each member present, its own node (for one absent), and how it is looked up. */
+  /** OBJECT: the plan of each member present, and its own node (for one absent). */
   members: Plan[] = [];
   own: JudgeNode[] = [];
-  modes: string[] = [];
-  /** OBJECT: each name's UTF-8, its FNV-1a hash (judge-bytes.ts), and the members by first byte (a quote for the empty name). */
+  /** OBJECT: each name's UTF-8, and the members by first byte (a quote for the empty name). */
   bytes: Uint8Array[] = [];
-  hashes: Int32Array = NO_HASHES;
   byFirst: number[][] = [];
   /** OBJECT: each member's name as written, `"name":`, when it needs no escape (else empty), and as whole words. */
   heads: readonly Uint8Array[] = [];
@@ -69,9 +67,8 @@ export class Plan {
   /** UNION: what each member name means under the options (`entries[j]` for `names[j]`), and what a name none knows means. */
   entries: readonly UnionMember[] = [];
   other: UnionMember | undefined = undefined;
-  /** UNION: each option's members, by a bit of one mask shared by all: the required ones, and the defaulted ones as [option, bit, member]. */
-  requiredBits: readonly number[] = [];
-  askedBits: readonly (readonly [number, number, number])[] = [];
+  /** UNION: where each option's members start in the mask shared by all, a bit a member. */
+  firsts: readonly number[] = [];
   /** UNION: a bit for each option. */
   all = 0;
   /** VALUE: the strings a leaf takes, as UTF-8, when it takes those and nothing else. */
@@ -88,8 +85,6 @@ export class Plan {
   ) {}
 }
 
-const NO_HASHES = new Int32Array(0);
-
 export const ANY_PLAN: Plan = new Plan(ANY, undefined);
 
 /** Whether two plans judge alike: the same plan, or leaves of one test. */
@@ -105,20 +100,11 @@ const utf8 = new TextEncoder();
 
 const plans = new WeakMap<JudgeNode, Plan>();
 
-/** The plan of a compiled judge's node, whose children are numbered in `table`; made once. */
-export function planOf(node: JudgeNode, table: readonly JudgeNode[] = NODES): Plan {
-  let p = plans.get(node);
-  if (p === undefined) {
-    p = make(node, table);
-    plans.set(node, p);
-  }
-  return p;
-}
-
 /** Nodes whose plan is being made: one met inside itself (recursion) is judged by its node. */
 const making = new Set<JudgeNode>();
 
-function make(n: JudgeNode, table: readonly JudgeNode[]): Plan {
+/** The plan of a compiled judge's node, whose children are numbered in `table`; made once. */
+export function planOf(n: JudgeNode, table: readonly JudgeNode[] = NODES): Plan {
   const known = plans.get(n);
   if (known !== undefined) return known;
   if (making.has(n)) return new Plan(VALUE, n);
@@ -138,9 +124,9 @@ function build(n: JudgeNode, table: readonly JudgeNode[]): Plan {
       return ANY_PLAN;
     case 'optional':
     case 'default':
-      return make(table[n.inner], table);
+      return planOf(table[n.inner], table);
     case 'nullable': {
-      const inner = make(table[n.inner], table);
+      const inner = planOf(table[n.inner], table);
       if (inner.kind === ANY) return ANY_PLAN;
       return Object.assign(new Plan(inner.kind, n, inner.inner), inner, { node: n, nullOk: true });
     }
@@ -150,43 +136,40 @@ function build(n: JudgeNode, table: readonly JudgeNode[]): Plan {
       p.strict = n.strict;
       n.keys.forEach((k, i) => {
         const child = table[k.child];
-        p.members.push(make(child, table));
+        p.members.push(planOf(child, table));
         p.own.push(child);
-        p.modes.push(k.mode);
         // As the generated ok reads an absent member (scripts/gen-judges.mjs emitObject).
         if (k.mode === 'B') p.required |= 1 << i;
         else if (k.mode === 'C' && !takesUndefined(child)) p.asked |= 1 << i;
         const name = utf8.encode(k.name);
         p.bytes.push(name);
-        // A name with a backslash is found by decoding (judge-bytes.ts acceptsObject).
-        if (name.includes(0x5c)) return;
+        // A name with a quote or a backslash is written escaped: found by decoding (judge-bytes.ts knownName).
+        if (name.includes(0x22) || name.includes(0x5c)) return;
         const first = name.length === 0 ? 0x22 : name[0];
         p.byFirst[first] ??= [];
         p.byFirst[first].push(i);
       });
       p.names = n.keys.map((k) => k.name);
-      p.hashes = Int32Array.from(p.names, hashString);
       p.heads = p.names.map(head);
       p.headWords = p.heads.map((h) => new Int32Array(h.buffer, 0, h.buffer.byteLength >> 2));
       return p;
     }
     case 'array':
-      return Object.assign(new Plan(ARRAY, n), { element: make(table[n.element], table), cap: n.cap ?? Number.POSITIVE_INFINITY });
+      return Object.assign(new Plan(ARRAY, n), { element: planOf(table[n.element], table), cap: n.cap ?? Number.POSITIVE_INFINITY });
     case 'record':
-      return Object.assign(new Plan(RECORD, n), { element: make(table[n.value], table) });
+      return Object.assign(new Plan(RECORD, n), { element: planOf(table[n.value], table) });
     case 'assert-object':
       return new Plan(CONTAINER, n);
     case 'base64':
       return new Plan(BASE64, n);
-    case 'leaf': {
-      const p = new Plan(n.test === "typeof x === 'string'" ? STRING : VALUE, n);
-      p.test = n.test;
-      p.leaf = true;
-      p.values = (takenStrings(n) ?? []).map((v) => utf8.encode(v));
-      return p;
-    }
+    case 'leaf':
+      return Object.assign(new Plan(n.test === "typeof x === 'string'" ? STRING : VALUE, n), {
+        test: n.test,
+        leaf: true,
+        values: (takenStrings(n) ?? []).map((v) => utf8.encode(v)),
+      });
     case 'union': {
-      const options = n.options.map((o) => make(table[o], table));
+      const options = n.options.map((o) => planOf(table[o], table));
       const bits = options.reduce((a, o) => a + o.names.length, 0);
       if (bits <= MAX_KEYS && options.every((o) => o.kind === OBJECT && !o.nullOk)) return unionPlan(n, options);
       return Object.assign(new Plan(VALUE, n), { options });
@@ -228,17 +211,12 @@ function unionPlan(n: JudgeNode, options: Plan[]): Plan {
   };
   const names: string[] = [];
   for (const o of options) for (const name of o.names) if (!names.includes(name)) names.push(name);
-  const askedBits: [number, number, number][] = [];
-  options.forEach((o, i) => {
-    for (let k = 0; k < o.names.length; k++) if (o.asked & (1 << k)) askedBits.push([i, first[i] + k, k]);
-  });
   return Object.assign(new Plan(UNION, n), {
     options,
     names,
     entries: names.map(entry),
     other: entry(undefined),
-    requiredBits: options.map((o, i) => o.required * 2 ** first[i]),
-    askedBits,
+    firsts: first,
     all: 2 ** options.length - 1,
   });
 }
@@ -252,13 +230,6 @@ function takenStrings(node: JudgeNode): string[] | undefined {
   // The leaf's own verdict must agree: each taken, and a string that is none of them refused.
   if (!values.every((v) => node.ok(v)) || node.ok(`${values.join('')}\u0000`)) return undefined;
   return values;
-}
-
-/** FNV-1a over the UTF-16 units of a string, as judge-bytes.ts hashes a name in the text. */
-function hashString(s: string): number {
-  let h = 0x811c9dc5;
-  for (let k = 0; k < s.length; k++) h = Math.imul(h ^ s.charCodeAt(k), 0x01000193);
-  return h | 0;
 }
 
 /** `"name":` for a name of printable ASCII with nothing to escape (else empty), in whole words for headWords. */

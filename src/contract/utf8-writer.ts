@@ -151,10 +151,6 @@ function escapeBytes(b: Uint8Array, p: number, from: number, to: number): number
   return p;
 }
 
-export const TRUE = Uint8Array.from('true', (c) => c.charCodeAt(0));
-export const FALSE = Uint8Array.from('false', (c) => c.charCodeAt(0));
-export const NULL = Uint8Array.from('null', (c) => c.charCodeAt(0));
-
 /** The output of one call, and where in the value it is. */
 export class Utf8Writer {
   buf: Uint8Array = new Uint8Array(0);
@@ -188,9 +184,7 @@ export class Utf8Writer {
   }
 
   refuse(message: string): never {
-    const error = new EncodeError(message, this.path.slice(0, this.open.length));
-    this.refusal = error;
-    throw error;
+    return this.refuseWith(new EncodeError(message, this.path.slice(0, this.open.length)));
   }
 
   /** Refuses where what is written and `more` one-unit bytes would be over a limit. */
@@ -370,11 +364,18 @@ export class Utf8Writer {
     const start = this.pos;
     const extraAtStart = this.extra;
     this.byte(0x22);
-    const i = this.native(s);
-    if (i < n && !this.loop(s, i)) {
-      this.pos = start;
-      this.extra = extraAtStart;
-      return false;
+    // From where encodeInto stopped, escaped() checking room and limits every CHUNK characters.
+    for (let i = this.native(s); i < n; ) {
+      const stop = Math.min(n, i + CHUNK);
+      // Eight spare bytes: a pair across the chunk's end.
+      if (this.pos + 6 * (stop - i) + 8 > this.buf.length) this.grow(this.pos + 6 * (stop - i) + 8);
+      i = this.escaped(s, i, stop);
+      if (i < 0) {
+        this.pos = start;
+        this.extra = extraAtStart;
+        return false;
+      }
+      this.checkLength();
     }
     this.byte(0x22);
     return true;
@@ -430,19 +431,5 @@ export class Utf8Writer {
       }
     }
     return escapeBytes(b, p, whole << 2, n);
-  }
-
-  /** escaped() from s[i] on, checking room and limits every CHUNK characters. */
-  loop(s: string, i: number): boolean {
-    const n = s.length;
-    while (i < n) {
-      const stop = Math.min(n, i + CHUNK);
-      // Eight spare bytes: a pair across the chunk's end.
-      if (this.pos + 6 * (stop - i) + 8 > this.buf.length) this.grow(this.pos + 6 * (stop - i) + 8);
-      i = this.escaped(s, i, stop);
-      if (i < 0) return false;
-      this.checkLength();
-    }
-    return true;
   }
 }
