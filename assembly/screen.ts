@@ -34,9 +34,11 @@
 // as before. The screen names no fault and is never the last word on one.
 //
 // The scalar build's screen is src/contract/screen.ts's, the JS path's,
-// byte for byte. The SIMD build's refuses a little more: any backslash
-// before `u` and `d`, escaped or not, and any body with DIGIT_BLOCKS whole
-// blocks of digits.
+// except for the UTF-8: the JS path reads its verdict off the text decode
+// makes (a decoder makes U+FFFD of bytes not UTF-8), where the core, which
+// has no text, checks the bytes. The SIMD build's refuses a little more: any
+// backslash before `u` and `d`, escaped or not, and any body with
+// DIGIT_BLOCKS whole blocks of digits.
 
 import { utf8Length } from './utf8';
 import { EVEN, mask64, ODD, prefixXor } from './stage1';

@@ -38,9 +38,11 @@ export interface Backend extends PublicBackend {
    * through and rule 4.1 refuses (src/contract/screen.ts), so that
    * JSON.parse's verdict on it is rule 4.1's; otherwise verifyFrame's
    * answer. A few light checks in one pass, where verifyFrame judges the
-   * whole grammar that JSON.parse then judges again.
+   * whole grammar that JSON.parse then judges again. `text` is the body's
+   * text (utf8Text), which decode parses: a backend may read the UTF-8's
+   * verdict off it, since a decoder makes U+FFFD of bytes not UTF-8.
    */
-  screenFrame?(payload: Uint8Array): Fault | null | typeof SCREENED;
+  screenFrame?(payload: Uint8Array, text: string): Fault | null | typeof SCREENED;
   /** A scan kernel for one reader. */
   createKernel(): ScanKernel;
   /** A reader for one record stream over this backend's kernel, reporting to `sink`. */

@@ -25,9 +25,9 @@ function verifyFrame(payload: Uint8Array): Fault | null {
 }
 
 /** The screen of src/contract/screen.ts, then verifyFrame where it does not pass (Backend.screenFrame). */
-function screenFrame(payload: Uint8Array): Fault | null | typeof SCREENED {
+function screenFrame(payload: Uint8Array, text: string): Fault | null | typeof SCREENED {
   const tag = payload[0];
-  if (payload.length !== 0 && (tag === TAG_RESULT || tag === TAG_ERROR) && screenJsonText(payload, 1, payload.length)) return SCREENED;
+  if (payload.length !== 0 && (tag === TAG_RESULT || tag === TAG_ERROR) && screenJsonText(payload, 1, payload.length, text)) return SCREENED;
   return verifyFrame(payload);
 }
 

@@ -102,7 +102,7 @@ function scanEscape(b: Uint8Array, i: number, end: number): number | Fault {
 }
 
 /** The length of the well-formed UTF-8 sequence at the non-ASCII byte b[i], or 0 (Unicode 15, table 3-7). */
-export function utf8Length(b: Uint8Array, i: number, end: number): number {
+function utf8Length(b: Uint8Array, i: number, end: number): number {
   const c = b[i];
   let n: number;
   let lo = 0x80;

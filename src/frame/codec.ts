@@ -218,10 +218,12 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: PublicBackend): Fra
     // listing, 65,000 against 153,000 on a 16 KiB one; decode as a whole 4
     // to 9% fewer. A large body is judged on its bytes before anything is
     // parsed (build): no screen for it.
-    const text = isShort(payload) ? utf8Text(payload, 1, payload.length) : undefined;
-    if (text === undefined || !screenShortText(text, payload.length - 1)) {
-      if (backend.screenFrame === undefined || payload.length - 1 > SMALL) return build(payload, backend.verifyFrame(payload));
-      const checked = backend.screenFrame(payload);
+    const short = isShort(payload);
+    if (!short && (backend.screenFrame === undefined || payload.length - 1 > SMALL)) return build(payload, backend.verifyFrame(payload));
+    const text = utf8Text(payload, 1, payload.length);
+    if (!short || !screenShortText(text, payload.length - 1)) {
+      if (backend.screenFrame === undefined) return build(payload, backend.verifyFrame(payload));
+      const checked = backend.screenFrame(payload, text);
       // null: the screen did not pass the body, and verifyFrame accepted it.
       // It is parsed below as build would parse it, from the text already made.
       if (checked !== SCREENED && checked !== null) return build(payload, checked);
@@ -231,7 +233,7 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: PublicBackend): Fra
     // broken, and verifyFrame says where.
     let value: unknown;
     try {
-      value = JSON.parse(text ?? utf8Text(payload, 1, payload.length));
+      value = JSON.parse(text);
     } catch {
       return build(payload, backend.verifyFrame(payload));
     }
