@@ -47,6 +47,8 @@ interface Pending {
   readonly length: number;
   readonly status: number;
   readonly faultOffset: number;
+  /** Its place in `unsettled` while its payload is a view, else -1. */
+  slot: number;
 }
 
 /** An open channel's response; null once a second response arrived. */
@@ -56,8 +58,13 @@ const NO_BYTES = new Uint8Array(0);
 
 export class ChannelSequence<R> implements RecordSink {
   private readonly open: OpenChannels<Held>;
-  /** Responses of the current scan whose payloads are still views of the reader's bytes. */
-  private unsettled: Pending[] = [];
+  /**
+   * Responses of the current scan whose payloads are still views of the
+   * reader's bytes. A finish in the same scan empties its slot, so that a
+   * scan of many exchanges keeps none of them alive to its end (in a
+   * scavenge, every object still reachable is copied).
+   */
+  private unsettled: (Pending | null)[] = [];
 
   constructor(
     private readonly codecs: CodecChoice<R>,
@@ -75,30 +82,30 @@ export class ChannelSequence<R> implements RecordSink {
 
   response(channel: number, offset: number, bytes: Uint8Array, start: number, length: number, status: number, faultOffset: number): void {
     this.onRecord?.({ kind: 'response', channel, offset, length });
-    if (this.open.has(channel)) {
-      const first = this.open.get(channel);
-      if (first) first.bytes = NO_BYTES;
+    const first = this.open.get(channel);
+    if (first !== undefined) {
+      if (first) this.drop(first);
       this.open.set(channel, null);
       return;
     }
-    const pending: Pending = { bytes, start, length, status, faultOffset };
+    const pending: Pending = { bytes, start, length, status, faultOffset, slot: this.unsettled.length };
     this.unsettled.push(pending);
     this.open.open(channel, length, pending);
   }
 
   finish(channel: number, offset: number): void {
     this.onRecord?.({ kind: 'finish', channel, offset, length: 0 });
-    if (!this.open.has(channel)) {
+    const pending = this.open.close(channel);
+    if (pending === undefined) {
       this.emit({ channel, outcome: 'not-carried' });
       return;
     }
-    const pending = this.open.close(channel) as Held;
     if (pending === null) {
       this.emit({ channel, outcome: 'sequence-violation' });
       return;
     }
     const payload = pending.bytes.subarray(pending.start, pending.start + pending.length);
-    pending.bytes = NO_BYTES;
+    this.drop(pending);
     const fault = pending.status === NOT_VERIFIED ? this.backend.verifyFrame(payload) : frameFault(pending.status, pending.faultOffset);
     const frame = buildFrame(codecFor(this.codecs, channel), payload, fault);
     if (frame instanceof FrameError) this.emit({ channel, outcome: 'frame-error', fault: frame });
@@ -106,11 +113,20 @@ export class ChannelSequence<R> implements RecordSink {
     else this.emit({ channel, outcome: 'error', error: frame.error });
   }
 
+  /** A response's payload is no longer wanted: nothing keeps it, nor the response, alive. */
+  private drop(pending: Pending): void {
+    pending.bytes = NO_BYTES;
+    if (pending.slot >= 0) this.unsettled[pending.slot] = null;
+    pending.slot = -1;
+  }
+
   /** The scan's bytes go back: the payloads of the channels still open are copied. */
   settle(): void {
     const unsettled = this.unsettled;
     if (unsettled.length === 0) return;
     for (const p of unsettled) {
+      if (p === null) continue;
+      p.slot = -1;
       if (p.bytes === NO_BYTES) continue;
       p.bytes = p.bytes.slice(p.start, p.start + p.length);
       p.start = 0;
