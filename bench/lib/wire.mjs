@@ -385,6 +385,10 @@ export function wireTargets(wasm) {
       target,
       comparison: '>=',
       metric: 'cpu',
+      // What validating the listings costs at the least, as for the TCP relay (concurrent.mjs).
+      ...(f === 'listing'
+        ? { limit: { cost: ['peer/native/listing-medium', 'simdjson-native'], how: 'a bare Node pipe plus native simdjson on 16 KiB listings' } }
+        : {}),
     });
   }
   return specs;
