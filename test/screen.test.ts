@@ -91,6 +91,11 @@ const PARSE_ACCEPTS: [string, string | Uint8Array][] = [
   ['an exponent past the largest double after a long string', `{"blob":"${'Q'.repeat(300)}","n":1e400}`],
   ['an exponent past the largest double right after a long string of digits', `["${'7'.repeat(200)}",1e400]`],
   ['128 arrays nested around long strings', `${`["${'x'.repeat(70)}",`.repeat(128)}0${']'.repeat(128)}`],
+  // Long ASCII strings, whose ends the JS screen looks up in the text: an escaped quote or backslash inside does not end them.
+  ['an exponent past the largest double after a long string holding an escaped quote', `{"a":"${'x'.repeat(100)}\\"${'y'.repeat(100)}","n":1e400}`],
+  ['an exponent past the largest double after a long string ending in an escaped backslash', `{"a":"${'x'.repeat(100)}\\\\","n":1e400}`],
+  ['a lone surrogate escape far into a long string with escapes', `["${`${'x'.repeat(90)}\\n`.repeat(5)}\\udc00"]`],
+  ['128 arrays nested after long strings with brackets in them', `${`["${'['.repeat(80)}",`.repeat(128)}0${']'.repeat(128)}`],
 ];
 
 /** Bodies rule 4.1 accepts that the screen must let through (so that decode is fast on them), on every backend. */
@@ -104,6 +109,7 @@ const SCREEN_PASSES: [string, string][] = [
   ['numbers without exponents', '[0,-1,1.5,123456789012345678901234567890,-0.25]'],
   ['a string ending across a block', `{"k":"${'x'.repeat(70)}","m":[1,2]}`],
   ['a long blob', `{"blob":"${'QUJD'.repeat(100)}=="}`],
+  ['a long string holding an exponent, brackets and escaped quotes', `{"text":"${'x'.repeat(100)}1e400 [[[ \\" ${'y'.repeat(100)}\\\\"}`],
 ];
 
 describe.each(BACKEND_ROWS)('the decode screen on %s', (_name, backend) => {

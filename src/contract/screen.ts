@@ -12,7 +12,8 @@
 // PERF NOTES: reading the UTF-8's verdict off the text decode makes anyway,
 // the byte loop only looks for `"` and `\` inside strings: 64 µs against
 // 88 for text-48k, 20 against 26 for listing-medium (a JS loop comparing
-// every byte twice runs at about 1 ns a byte here).
+// every byte twice runs at about 1 ns a byte here). Long ASCII strings'
+// ends looked up in the text: 1.4 µs against 40 for blob-48k.
 
 import { MAX_DEPTH } from './json-text.js';
 
@@ -25,6 +26,13 @@ const DIGIT_RUN = 309;
  */
 export function screenJsonText(b: Uint8Array, start: number, end: number, text: string): boolean {
   if (text.indexOf('\uFFFD') !== -1) return false;
+  // A text of one unit a byte (ASCII) has the bytes' offsets, less `start`:
+  // past LONG_RUN bytes of a string, its next quote or backslash is looked
+  // up in the text, natively, where the next one of each lies (so each
+  // lookup reads on from the last).
+  const ascii = text.length === end - start;
+  let quote = -1;
+  let backslash = -1;
   let depth = 0;
   let digits = 0;
   let i = start;
@@ -34,10 +42,17 @@ export function screenJsonText(b: Uint8Array, start: number, end: number, text: 
       i++;
       for (;;) {
         let d = 0;
-        while (i < end) {
+        const stop = ascii && end - i > LONG_RUN ? i + LONG_RUN : end;
+        while (i < stop) {
           d = b[i];
           if (d === 0x22 || d === 0x5c) break;
           i++;
+        }
+        if (i === stop && stop !== end) {
+          if (quote < i) quote = nextIn(text, '"', i - start) + start;
+          if (backslash < i) backslash = nextIn(text, '\\', i - start) + start;
+          i = Math.min(quote, backslash);
+          continue;
         }
         if (i >= end || d === 0x22) break;
         if (b[i + 1] === 0x75 && (b[i + 2] | 0x20) === 0x64) return false;
@@ -63,6 +78,15 @@ export function screenJsonText(b: Uint8Array, start: number, end: number, text: 
     i++;
   }
   return true;
+}
+
+/** Bytes of a string read one at a time before its end is looked up in the text (screenJsonText). */
+const LONG_RUN = 64;
+
+/** The offset of the next `unit` in `text` from `from`, or text.length when there is none. */
+function nextIn(text: string, unit: string, from: number): number {
+  const at = text.indexOf(unit, from);
+  return at < 0 ? text.length : at;
 }
 
 // Short bodies, screened on their text. Within SHORT_TEXT bytes nothing nests
