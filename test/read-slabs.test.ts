@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeFinish, encodeResponse } from '../src/records/record.js';
 import { pipeRelay, pipeWith } from '../src/relay/pipe.js';
 import { createTcpRelay } from '../src/relay/tcp.js';
-import { giveSlab, SLAB_SIZE, SLABS_KEPT, slabCounts, takeSlab } from '../src/streams/read-slabs.js';
+import { giveSlab, LARGE_SLAB_SIZE, SLAB_BYTES_KEPT, SLAB_SIZE, slabCounts, takeSlab } from '../src/streams/read-slabs.js';
 import { closeListening, connectClient, listen } from './support/tcp-client.js';
 
 const json = (value: unknown) => Buffer.concat([Uint8Array.of(0), Buffer.from(JSON.stringify(value))]);
@@ -92,20 +92,41 @@ async function forwardedPlainly(stream: Buffer): Promise<Buffer> {
 }
 
 describe('the read slab pool', () => {
-  it(`keeps at most ${SLABS_KEPT} free slabs, each once, and nothing of another size`, () => {
-    const before = slabCounts();
-    const taken = Array.from({ length: SLABS_KEPT + 8 }, () => takeSlab());
-    expect(slabCounts().made - before.made).toBe(SLABS_KEPT + 8 - before.free);
-    for (const slab of taken) giveSlab(slab.buffer);
-    giveSlab(taken[0].buffer);
+  it(`keeps at most ${SLAB_BYTES_KEPT / 2 ** 20} MiB of free slabs, of both sizes together, each once, and nothing of another size`, () => {
+    // Free slabs left by the tests before are taken out of the way.
+    const aside = [
+      ...Array.from({ length: slabCounts().free }, () => takeSlab()),
+      ...Array.from({ length: slabCounts(true).free }, () => takeSlab(true)),
+    ];
+    const made = [slabCounts().made, slabCounts(true).made];
+    const smallKept = SLAB_BYTES_KEPT / SLAB_SIZE;
+    const small = Array.from({ length: smallKept + 8 }, () => takeSlab());
+    expect(small.every((slab) => slab.length === SLAB_SIZE)).toBe(true);
+    expect(slabCounts().made - made[0]).toBe(smallKept + 8);
+    for (const slab of small) giveSlab(slab.buffer);
+    giveSlab(small[0].buffer);
     giveSlab(new ArrayBuffer(100));
     giveSlab(new ArrayBuffer(SLAB_SIZE * 2));
-    expect(slabCounts().free).toBe(SLABS_KEPT);
+    giveSlab(new ArrayBuffer(LARGE_SLAB_SIZE * 2));
+    expect(slabCounts().free).toBe(smallKept);
+    // The bound is full: a large slab given back now is let go.
+    const large = Array.from({ length: 8 }, () => takeSlab(true));
+    expect(large.every((slab) => slab.length === LARGE_SLAB_SIZE)).toBe(true);
+    giveSlab(large[0].buffer);
+    expect(slabCounts(true).free).toBe(0);
     // Taken again: the same memory, no fresh slab, and no slab handed out twice.
-    const again = new Set(Array.from({ length: SLABS_KEPT }, () => takeSlab().buffer));
-    expect(again.size).toBe(SLABS_KEPT);
-    expect(slabCounts()).toEqual({ free: 0, made: before.made + SLABS_KEPT + 8 - before.free });
-    for (const buffer of again) giveSlab(buffer);
+    const again = new Set(Array.from({ length: smallKept }, () => takeSlab().buffer));
+    expect(again.size).toBe(smallKept);
+    expect(slabCounts()).toEqual({ free: 0, made: made[0] + smallKept + 8 });
+    // Half the bound in small slabs, then large ones: the rest of the bound holds a quarter as many large ones.
+    const halfSmall = smallKept / 2;
+    for (const buffer of [...again].slice(0, halfSmall)) giveSlab(buffer);
+    const largeKept = SLAB_BYTES_KEPT / 2 / LARGE_SLAB_SIZE;
+    const more = Array.from({ length: largeKept + 8 }, () => takeSlab(true));
+    for (const slab of [...large, ...more]) giveSlab(slab.buffer);
+    expect([slabCounts().free, slabCounts(true).free]).toEqual([halfSmall, largeKept]);
+    expect(slabCounts(true).made - made[1]).toBe(largeKept + 16);
+    for (const slab of aside) giveSlab(slab.buffer);
   });
 });
 
@@ -152,20 +173,41 @@ describe('a relay reading into slabs', () => {
     });
     const server = createTcpRelay({ upstream: { host: '127.0.0.1', port: await listen(upstream) } });
     const port = await listen(server);
+    // Slabs of both sizes: a read that fills a small one is followed by reads into large ones.
+    const made = () => slabCounts().made + slabCounts(true).made;
     try {
       const first = await connectClient(port).done;
       expect([first.bytes.equals(expected), first.ended]).toEqual([true, 'end']);
-      const warm = slabCounts().made;
+      const warm = made();
       const rest = await Promise.all(Array.from({ length: 6 }, () => connectClient(port).done));
       for (const got of rest) expect([got.bytes.equals(expected), got.ended]).toEqual([true, 'end']);
       const more = await Promise.all(Array.from({ length: 6 }, () => connectClient(port).done));
       for (const got of more) expect([got.bytes.equals(expected), got.ended]).toEqual([true, 'end']);
       // Six at once may need more slabs than one did; six more at once then need none.
-      const six = slabCounts().made;
+      const six = made();
       const last = await Promise.all(Array.from({ length: 6 }, () => connectClient(port).done));
       for (const got of last) expect(got.bytes.equals(expected)).toBe(true);
-      expect(slabCounts().made).toBe(six);
+      expect(made()).toBe(six);
       expect(six).toBeGreaterThanOrEqual(warm);
+    } finally {
+      await closeListening();
+    }
+  });
+
+  it('through the TCP relay: a fast upstream is read in large slabs, more than a small slab a read on average', async () => {
+    const stream = Buffer.concat(Array.from({ length: 40 }, (_, k) => mixedStream(17 + k, 40)));
+    const upstream = net.createServer((s) => {
+      s.on('error', () => {});
+      s.end(stream);
+    });
+    const server = createTcpRelay({ upstream: { host: '127.0.0.1', port: await listen(upstream) }, onFault: () => {} });
+    const port = await listen(server);
+    try {
+      const got = await connectClient(port).done;
+      expect(got.ended).toBe('end');
+      const { chunksIn, bytesIn } = server.stats;
+      expect(bytesIn).toBe(stream.length);
+      expect(bytesIn / chunksIn).toBeGreaterThan(SLAB_SIZE);
     } finally {
       await closeListening();
     }

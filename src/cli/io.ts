@@ -24,7 +24,7 @@ import path from 'node:path';
 import { Readable, type Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { drained, type SinkFailed, watchSink } from '../streams/node-sink.js';
-import { giveSlab, SLAB_SIZE, takeSlab } from '../streams/read-slabs.js';
+import { giveSlab, LARGE_SLAB_SIZE, takeSlab } from '../streams/read-slabs.js';
 import { UsageError } from './args.js';
 
 /** The reader of the output went away (EPIPE, or it closed): nothing more can be said, and nothing is wrong with us. */
@@ -267,11 +267,12 @@ class SlabReader extends Readable {
   private closing: (() => void) | null = null;
 
   constructor(private readonly fd: number) {
-    super({ highWaterMark: SLAB_SIZE });
+    super({ highWaterMark: LARGE_SLAB_SIZE });
   }
 
   override _read(): void {
-    const slab = takeSlab();
+    // A file read fills its buffer until the end: large slabs, a quarter of the reads (read-slabs.ts).
+    const slab = takeSlab(true);
     this.reading = true;
     read(this.fd, slab, 0, slab.length, null, (error, bytes) => {
       this.reading = false;

@@ -72,7 +72,7 @@
 import net from 'node:net';
 import type { Endpoint } from './endpoint.js';
 import type { RelayFault } from './fault.js';
-import { giveSlab, takeSlab } from '../streams/read-slabs.js';
+import { giveSlab, SLAB_SIZE, takeSlab } from '../streams/read-slabs.js';
 import { pipeWith } from './pipe.js';
 import { type RelayOptions, type RelayStats, resolveRelayOptions } from './relay.js';
 
@@ -408,7 +408,9 @@ export function createTcpRelay(options: TcpRelayOptions): TcpRelay {
       openThrew = { error };
     }
     // Our own dial reads into slabs that go back to a pool (streams/read-slabs.ts): the slab being read into, and the relay's, fed each chunk.
+    // A read that fills a small slab means more was waiting: the next read goes into a large one, until a read comes back short.
     let reading: Uint8Array | null = null;
+    let busy = false;
     const upstream = openThrew
       ? failingSocket(openThrew.error)
       : dial
@@ -416,9 +418,10 @@ export function createTcpRelay(options: TcpRelayOptions): TcpRelay {
         : net.connect({
             ...options.upstream,
             onread: {
-              buffer: () => (reading = takeSlab()),
+              buffer: () => (reading = takeSlab(busy)),
               callback: (bytes: number, slab: Uint8Array) => {
                 reading = null;
+                busy = bytes >= SLAB_SIZE;
                 piped.feed(slab.subarray(0, bytes));
                 // pipeWith pauses the socket itself when the client is full.
                 return true;
