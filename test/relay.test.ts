@@ -162,6 +162,49 @@ describe.each(BACKENDS.map((b) => [b.name, b] as const))('relay on %s', (_name, 
     expect(kept.reduce((a, k) => a + k.length, 0)).toBeLessThan(mixed.length);
   });
 
+  it('relays take turns with one gathering buffer: one stopped mid-chunk keeps its gathered bytes while another relays', () => {
+    const small = readResource.encode({ kind: 'result', result: { contents: [{ uri: 'u', text: 'hi' }] } });
+    const broken = new Uint8Array([0, 0x7b]);
+    const join = (...parts: Uint8Array[]) => new Uint8Array(Buffer.concat(parts));
+    // Short pieces apart from each other: each is copied into the gathering buffer when the next one comes.
+    const chunkOf = (base: number) =>
+      join(
+        encodeResponse(base + 1, small),
+        encodeFinish(base + 1),
+        encodeResponse(base + 2, broken),
+        encodeFinish(base + 2),
+        encodeResponse(base + 3, broken),
+        encodeFinish(base + 3),
+        encodeResponse(base + 4, broken),
+        encodeFinish(base + 4),
+      );
+    const stoppedOut: Uint8Array[] = [];
+    let faults = 0;
+    const stopped = new RelayState(
+      {
+        validate: 'json',
+        onFault: () => {
+          if (++faults === 3) throw new Error('stop');
+        },
+      },
+      backend,
+      (bytes) => stoppedOut.push(bytes.slice()),
+    );
+    expect(() => stopped.push(chunkOf(0))).toThrow('stop');
+    // Another relay takes whole chunks meanwhile, its short pieces gathered and sent.
+    const otherOut: Uint8Array[] = [];
+    const other = new RelayState({ validate: 'json', onFault: () => {} }, backend, (bytes) => otherOut.push(bytes.slice()));
+    for (const base of [10, 20]) expect(other.push(chunkOf(base))).toBeNull();
+    expect(other.stats.bytesCopied).toBeGreaterThan(0);
+    const otherWant = join(
+      ...[10, 20].flatMap((b) => [encodeResponse(b + 1, small), encodeFinish(b + 1), encodeFinish(b + 2), encodeFinish(b + 3), encodeFinish(b + 4)]),
+    );
+    expect(hex(join(...otherOut))).toBe(hex(otherWant));
+    // The stopped relay then finishes its open channel: what it had gathered is its own, unchanged.
+    stopped.abort();
+    expect(hex(join(...stoppedOut))).toBe(hex(join(encodeResponse(1, small), encodeFinish(1), encodeFinish(2), encodeFinish(3), encodeFinish(4))));
+  });
+
   it(`matches the model on 2,000 generated streams under random chunking (seed ${SEED})`, async () => {
     const g = new Gen(rng(SEED));
     for (let n = 0; n < 2000; n++) {
