@@ -192,12 +192,12 @@ export function pipeWith(input: Readable, output: Writable, options: RelayOption
     onChunk?.();
     let fault: RecordFault | null = null;
     const ran = batch(() => (fault = state.push(chunk)));
-    if (slabs) {
-      lent.push(chunk.buffer);
-      giveBack();
-    }
+    if (slabs) lent.push(chunk.buffer);
     if (ran === false) return;
+    // Stopped mid-chunk, the relay still has views of this chunk and of the cut record's to send: its abort
+    // sends them, and finish() gives the slabs back once they are written.
     if (ran !== true) return relayFailed(ran.thrown);
+    if (slabs) giveBack();
     if (fault) return finish({ end: 'record-error', fault });
     if (full) {
       full = false;

@@ -245,11 +245,11 @@ class Gatherer {
     const buffer = this.buffer;
     if (buffer === null) return;
     // The gathered bytes leave as a copy of their own: the buffer is reused.
+    const gathered = this.fill > 0 ? buffer.slice(0, this.fill) : null;
     this.buffer = null;
-    const fill = this.fill;
     this.fill = 0;
     spareGather = buffer;
-    if (fill > 0) this.send(buffer.slice(0, fill));
+    if (gathered) this.send(gathered);
   }
 
   flush(): void {

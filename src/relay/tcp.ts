@@ -408,7 +408,7 @@ export function createTcpRelay(options: TcpRelayOptions): TcpRelay {
       openThrew = { error };
     }
     // Our own dial reads into slabs that go back to a pool (streams/read-slabs.ts): the slab being read into, and the relay's, fed each chunk.
-    // A read that fills a small slab means more was waiting: the next read goes into a large one, until a read comes back short.
+    // A read that fills a small slab means more was waiting: the next read goes into a large one, until a read returns less than a small slab.
     let reading: Uint8Array | null = null;
     let busy = false;
     const upstream = openThrew

@@ -66,13 +66,23 @@ export function takeSlab(isLarge = false): Uint8Array {
   return new Uint8Array(pool.size);
 }
 
-/** Gives back the slab `buffer` is, once nothing refers to it; anything else, or one past SLAB_BYTES_KEPT, is let go. */
+/**
+ * Gives back the slab `buffer` is, once nothing refers to it; anything
+ * else is let go. Past SLAB_BYTES_KEPT, free slabs of the other size are
+ * let go to make room, so the pool follows the reads of the moment;
+ * one past the bound in slabs of its own size is let go itself.
+ */
 export function giveSlab(buffer: ArrayBufferLike): void {
   const pool = buffer.byteLength === SLAB_SIZE ? small : buffer.byteLength === LARGE_SLAB_SIZE ? large : null;
-  if (pool && buffer instanceof ArrayBuffer && freeBytes + pool.size <= SLAB_BYTES_KEPT && !pool.free.includes(buffer)) {
-    pool.free.push(buffer);
-    freeBytes += pool.size;
+  if (!pool || !(buffer instanceof ArrayBuffer) || pool.free.includes(buffer)) return;
+  const other = pool === small ? large : small;
+  while (freeBytes + pool.size > SLAB_BYTES_KEPT && other.free.length > 0) {
+    other.free.pop();
+    freeBytes -= other.size;
   }
+  if (freeBytes + pool.size > SLAB_BYTES_KEPT) return;
+  pool.free.push(buffer);
+  freeBytes += pool.size;
 }
 
 /** How many slabs of one size are free now, and how many were ever made (for the bound tests). */
