@@ -75,6 +75,18 @@ function lateReader(): { sink: Writable; bytes: () => Buffer } {
   return { sink, bytes: () => Buffer.concat(got) };
 }
 
+/** `stream` in ordinary chunks of 50,000 bytes, each a buffer of its own. */
+function plainChunks(stream: Buffer): Buffer[] {
+  const chunks = [];
+  for (let at = 0; at < stream.length; at += 50_000) chunks.push(Buffer.from(stream.subarray(at, at + 50_000)));
+  return chunks;
+}
+
+/** Every free slab of both sizes, taken out of the pool. */
+function takeFreeSlabs(): Uint8Array[] {
+  return [...Array.from({ length: slabCounts().free }, () => takeSlab()), ...Array.from({ length: slabCounts(true).free }, () => takeSlab(true))];
+}
+
 /** What pipeRelay forwards of `stream` fed in ordinary chunks of its own. */
 async function forwardedPlainly(stream: Buffer): Promise<Buffer> {
   const got: Buffer[] = [];
@@ -84,9 +96,7 @@ async function forwardedPlainly(stream: Buffer): Promise<Buffer> {
       done();
     },
   });
-  const chunks = [];
-  for (let at = 0; at < stream.length; at += 50_000) chunks.push(Buffer.from(stream.subarray(at, at + 50_000)));
-  const end = await pipeRelay(Readable.from(chunks), sink, { onFault: () => {} }).done;
+  const end = await pipeRelay(Readable.from(plainChunks(stream)), sink, { onFault: () => {} }).done;
   expect(end.end).toBe('ended');
   return Buffer.concat(got);
 }
@@ -94,10 +104,7 @@ async function forwardedPlainly(stream: Buffer): Promise<Buffer> {
 describe('the read slab pool', () => {
   it(`keeps at most ${SLAB_BYTES_KEPT / 2 ** 20} MiB of free slabs, of both sizes together, each once, and nothing of another size`, () => {
     // Free slabs left by the tests before are taken out of the way.
-    const aside = [
-      ...Array.from({ length: slabCounts().free }, () => takeSlab()),
-      ...Array.from({ length: slabCounts(true).free }, () => takeSlab(true)),
-    ];
+    const aside = takeFreeSlabs();
     const made = [slabCounts().made, slabCounts(true).made];
     const smallKept = SLAB_BYTES_KEPT / SLAB_SIZE;
     const small = Array.from({ length: smallKept + 8 }, () => takeSlab());
@@ -174,8 +181,7 @@ describe('a relay reading into slabs', () => {
         throw new Error('stop');
       };
     };
-    const chunks = [];
-    for (let at = 0; at < stream.length; at += 50_000) chunks.push(Buffer.from(stream.subarray(at, at + 50_000)));
+    const chunks = plainChunks(stream);
     for (let n = 1; n <= 10; n++) {
       const plain = output();
       expect((await pipeRelay(Readable.from(chunks), plain.sink, { onFault: throwing(n, plain.state) }).done).end).toBe('relay-error');
@@ -186,10 +192,7 @@ describe('a relay reading into slabs', () => {
         const end = await pipeWith(slabReader(stream, seed), sink, { onFault: throwing(n, state) }, { slabs: true }).done;
         expect(end.end).toBe('relay-error');
         // Every free slab is read into at once, as the next connection's reads would, before the late writes are read.
-        const free = [
-          ...Array.from({ length: slabCounts().free }, () => takeSlab()),
-          ...Array.from({ length: slabCounts(true).free }, () => takeSlab(true)),
-        ];
+        const free = takeFreeSlabs();
         for (const slab of free) slab.fill(0xee);
         for (const slab of free) giveSlab(slab.buffer);
         await new Promise((resolve) => sink.end(resolve));

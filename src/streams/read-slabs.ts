@@ -52,17 +52,17 @@ interface Pool {
 
 const small: Pool = { size: SLAB_SIZE, free: [], made: 0 };
 const large: Pool = { size: LARGE_SLAB_SIZE, free: [], made: 0 };
+
 /** The bytes of every free slab, of both sizes. */
-let freeBytes = 0;
+function freeBytes(): number {
+  return small.free.length * small.size + large.free.length * large.size;
+}
 
 /** A slab to read into, small or large: a free one, or a fresh one. */
 export function takeSlab(isLarge = false): Uint8Array {
   const pool = isLarge ? large : small;
   const slab = pool.free.pop();
-  if (slab) {
-    freeBytes -= pool.size;
-    return new Uint8Array(slab);
-  }
+  if (slab) return new Uint8Array(slab);
   pool.made++;
   return new Uint8Array(pool.size);
 }
@@ -77,13 +77,8 @@ export function giveSlab(buffer: ArrayBufferLike): void {
   const pool = buffer.byteLength === SLAB_SIZE ? small : buffer.byteLength === LARGE_SLAB_SIZE ? large : null;
   if (!pool || !(buffer instanceof ArrayBuffer) || pool.free.includes(buffer)) return;
   const other = pool === small ? large : small;
-  while (freeBytes + pool.size > SLAB_BYTES_KEPT && other.free.length > 0) {
-    other.free.pop();
-    freeBytes -= other.size;
-  }
-  if (freeBytes + pool.size > SLAB_BYTES_KEPT) return;
-  pool.free.push(buffer);
-  freeBytes += pool.size;
+  while (freeBytes() + pool.size > SLAB_BYTES_KEPT && other.free.length > 0) other.free.pop();
+  if (freeBytes() + pool.size <= SLAB_BYTES_KEPT) pool.free.push(buffer);
 }
 
 /** How many slabs of one size are free now, and how many were ever made (for the bound tests). */
