@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: the benchmark harness is plain JavaScript without declarations.
-import { limitOf, markNoise, summarize, verdict } from '../bench/lib/report.mjs';
+import { judgeTarget, limitOf, markNoise, summarize, targetPairs, verdict } from '../bench/lib/report.mjs';
 
 type Target = { name: string; ratio: number | null; target: number; met: boolean | null; noise?: unknown };
 
@@ -59,5 +59,38 @@ describe('limitOf', () => {
 
   it('is null where the cost case did not run', () => {
     expect(limitOf({ cost: ['absent', 'native'], how: 'h' }, bare, results, true)).toBeNull();
+  });
+});
+
+describe('a page-fault target', () => {
+  const spec = (target: number) => ({
+    group: 'faults',
+    fixture: 'f',
+    num: ['relay', 'mcp-frames'],
+    den: ['bare', 'node'],
+    target,
+    comparison: '<=',
+    metric: 'faults',
+  });
+  const results = [
+    { name: 'relay', backend: 'mcp-frames', opsPerSec: 1, minorPageFaultsPerMiB: 1.25 },
+    { name: 'bare', backend: 'node', opsPerSec: 2, minorPageFaultsPerMiB: 9.5 },
+  ];
+
+  it("is judged on the numerator's count a MiB, with the denominator's beside it, not on a ratio of speeds", () => {
+    const missed = judgeTarget(spec(0.5), results, true, true, new Map());
+    expect(missed).toMatchObject({ ratio: 1.25, target: 0.5, met: false, metric: 'faults', by: 'missed; the bare proxy took 9.50 a MiB' });
+    expect(verdict(missed)).toBe('missed');
+    expect(judgeTarget(spec(2), results, true, true, new Map())).toMatchObject({ ratio: 1.25, met: true });
+  });
+
+  it('is not judged where no faults were counted', () => {
+    const none = [{ ...results[0], minorPageFaultsPerMiB: undefined }, results[1]];
+    expect(verdict(judgeTarget(spec(0.5), none, true, true, new Map()))).toBe('not judged');
+  });
+
+  it('is timed in no pair: nothing of it runs side by side', () => {
+    const pairs: string[][] = targetPairs('wasm-simd');
+    expect(pairs.some(([a]) => a.startsWith('relay/tcp-concurrent/'))).toBe(false);
   });
 });

@@ -75,7 +75,7 @@ function targetSpecs(wasm) {
 export function targetPairs(wasm) {
   const keys = new Map();
   for (const s of targetSpecs(wasm)) {
-    if (s.metric === 'cpu') continue;
+    if (s.metric === 'cpu' || s.metric === 'faults') continue;
     const pair = [`${s.num[0]}@${s.num[1]}`, `${s.den[0]}@${s.den[1]}`];
     keys.set(pair.join('|'), pair);
   }
@@ -90,7 +90,7 @@ export function summarize(targets) {
   return `${targets.length} targets: ${count('met')} met, ${count('within noise')} within noise, ${count('missed')} missed, ${count('not judged')} not judged`;
 }
 
-function judgeTarget(spec, results, simdjsonNative, nativeBuilt, paired, cores = Number.POSITIVE_INFINITY) {
+export function judgeTarget(spec, results, simdjsonNative, nativeBuilt, paired, cores = Number.POSITIVE_INFINITY) {
   const num = lookup(results, ...spec.num);
   const den = lookup(results, ...spec.den);
   const name = `${spec.group} — ${spec.fixture}`;
@@ -114,6 +114,21 @@ function judgeTarget(spec, results, simdjsonNative, nativeBuilt, paired, cores =
           ? 'the native simdjson limit (bench/native) was not built'
           : 'a case was not run (filtered out or failed its check)';
     return { ...base, ratio: null, target: spec.target, met: null, note: why };
+  }
+  // A page-fault target is a count a MiB of the numerator's process, judged as measured; the denominator's is given beside it.
+  if (spec.metric === 'faults') {
+    const value = num.minorPageFaultsPerMiB;
+    if (value == null) return { ...base, ratio: null, target: spec.target, met: null, note: 'no page faults were counted' };
+    const met = value <= spec.target;
+    return {
+      ...base,
+      metric: 'faults',
+      ratio: fixed(value, 3),
+      target: spec.target,
+      met,
+      by: `${met ? 'met' : 'missed'}; the bare proxy took ${fmt(den.minorPageFaultsPerMiB, 2)} a MiB`,
+      withinNoise: false,
+    };
   }
   // A CPU target compares bytes per CPU second of the whole process; the rest compare speed.
   const cpu = spec.metric === 'cpu';
@@ -451,7 +466,8 @@ export function renderMarkdown(report) {
   out.push('| target | fixture | ratio | needed | met | by how much | benchmark.js ratio |');
   out.push('| --- | --- | ---: | ---: | --- | --- | ---: |');
   for (const t of r.targets) {
-    const needed = `${t.comparison === '>=' ? '≥' : '≤'} ${t.target}×`;
+    const unit = t.metric === 'faults' ? '' : '×';
+    const needed = `${t.comparison === '>=' ? '≥' : '≤'} ${t.target}${unit}`;
     const met = verdict(t) === 'missed' ? '**missed**' : verdict(t);
     const noise = t.pairedRange
       ? ` (the twos ranged ${fmt(t.pairedRange[0], 2)}–${fmt(t.pairedRange[1], 2)}×, across the target)`
@@ -460,7 +476,7 @@ export function renderMarkdown(report) {
     const limit = t.met === false && t.limit ? `; at most ${fmt(t.limit.ratio, 2)}× here: ${t.limit.how}` : '';
     const how = t.met === null ? t.note : `${t.by}${t.withinNoise ? noise : ''}${last}${limit}`;
     out.push(
-      `| ${t.group} | ${t.fixture}${t.note && t.met !== null ? ` (${t.note})` : ''} | ${t.ratio == null ? '—' : `${fmt(t.ratio, 2)}×`} | ${needed} | ${met} | ${how} | ${t.sequentialRatio == null ? '' : `${fmt(t.sequentialRatio, 2)}×`} |`,
+      `| ${t.group} | ${t.fixture}${t.note && t.met !== null ? ` (${t.note})` : ''} | ${t.ratio == null ? '—' : `${fmt(t.ratio, 2)}${unit}`} | ${needed} | ${met} | ${how} | ${t.sequentialRatio == null ? '' : `${fmt(t.sequentialRatio, 2)}×`} |`,
     );
   }
   out.push('');
