@@ -21,11 +21,9 @@
 // moment of a shared machine. The page faults of each process (minflt
 // from /proc) are counted over the timed rounds, per MiB relayed, after
 // WARM_ROUNDS rounds that are not counted: a process new to the load
-// compiles and grows its heaps over its first rounds. Over 30 rounds of
-// 16 clients the relay took 3.8 to 5.2 faults a MiB in the first ten and
-// 1.1 to 1.6 in the twenty after (the bare proxy 10 to 15 throughout),
-// most of them V8 committing young-generation pages and its compiler
-// threads' memory. Every output is checked (SHA-256 of each client's
+// compiles and grows its heaps over its first rounds, and the relay's
+// faults a MiB fell by about two thirds from its first ten rounds to the
+// twenty after. Every output is checked (SHA-256 of each client's
 // bytes, no fault on stderr) before it is timed.
 
 import { Readable, Writable } from 'node:stream';
