@@ -3,7 +3,8 @@
 // # The memory
 //
 //   [static data: number table, container stacks, record table, stop block,
-//    the SIMD stages' tables, structural index (64 KiB) and padded block]
+//    the SIMD stages' tables, structural index (64 KiB), padded block,
+//    and a bulk run's saved header bytes (16 KiB)]
 //   [scratch: from scratch(), 16-aligned, up to the end of memory]
 //
 // JS writes input bytes straight into the scratch region and grows the
@@ -18,6 +19,7 @@ import { textValid } from './text-simd';
 import { alphabetRun, base64Valid } from './base64';
 import { stringEnd as stringEndAt } from './string-end';
 import { screenText } from './screen';
+import { takeProven } from './bulk';
 
 /** The first byte JS may use as scratch. */
 export function scratch(): usize {
@@ -91,6 +93,16 @@ export function stagedVerdict(ptr: usize, length: usize): i32 {
   if (!ASC_FEATURE_SIMD) return -1;
   if (length == 0) return 0;
   return textValid(ptr + 1, ptr + length) ? 1 : 0;
+}
+
+/**
+ * How many response bodies scanRecords has proven valid in bulk runs
+ * (./bulk) since the last call; 0 in the scalar build, which has none. For
+ * tests, which check that a stream of small frames takes the runs.
+ */
+export function bulkProven(): i32 {
+  if (!ASC_FEATURE_SIMD) return 0;
+  return takeProven();
 }
 
 /**

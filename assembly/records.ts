@@ -14,6 +14,8 @@
 // record into a table that JS reads through an Int32Array. It stops at the
 // end, at a record cut by the end of the bytes (INCOMPLETE: JS keeps the
 // tail for the next chunk), at a record error, or when the table is full.
+// In the SIMD build, runs of small frames are checked in bulk (./bulk),
+// with the verdicts each would get alone.
 // Header checks come first, so a record that is too large is refused before
 // JS buffers a byte of its payload. Channel state (who is open, the open
 // channel limit) is sequence state, kept by src/exchange/open-channels.ts for both
@@ -35,6 +37,7 @@
 
 import { OK, INCOMPLETE, BAD_KIND, BAD_FINISH, OVERSIZE, TABLE_FULL } from './status';
 import { verifyFrame, frameFaultOffset } from './frame';
+import { proveRun, runEnd, BULK_BODY_MAX } from './bulk';
 
 /** A channel response: the payload is one frame. */
 export const KIND_RESPONSE: u8 = 0x01;
@@ -108,6 +111,9 @@ export function scanRecords(ptr: usize, length: usize, maxFrame: u32, verify: bo
   const maxHeld = load<f64>(fold, 16);
   // The RUN entry that pairs are being added to, or -1.
   let run: i32 = -1;
+  // Responses before `proven` have bodies a bulk run proved valid; no run starts before `gathered`.
+  let proven: usize = 0;
+  let gathered: usize = 0;
   while (true) {
     if (i >= length) {
       setStop(OK, i, 0, 0, 0);
@@ -159,9 +165,16 @@ export function scanRecords(ptr: usize, length: usize, maxFrame: u32, verify: bo
     }
     let status = OK;
     let faultOffset: i32 = 0;
-    if (verify) {
-      status = verifyFrame(at + HEADER_SIZE, size);
-      faultOffset = frameFaultOffset;
+    if (verify && i >= proven) {
+      // A small frame starts a run judged in bulk (./bulk), unless it lies in the last run gathered.
+      if (ASC_FEATURE_SIMD && i >= gathered && size - 1 <= BULK_BODY_MAX) {
+        proven = proveRun(ptr, i, length, maxFrame);
+        gathered = runEnd;
+      }
+      if (i >= proven) {
+        status = verifyFrame(at + HEADER_SIZE, size);
+        faultOffset = frameFaultOffset;
+      }
     }
     const end = i + HEADER_SIZE + <usize>size;
     if (open >= 0) {

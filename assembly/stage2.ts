@@ -141,15 +141,36 @@ export let resumeAt: usize = 0;
 export let resumeDepth: i32 = 0;
 export const resumeStack: usize = memory.data(MAX_DEPTH + 1);
 
+/** The walk's place in the index between calls of walkValue: the next position, and the end of the window's. */
+let cursor: usize = 0;
+let cursorStop: usize = 0;
+
 /** Whether the structural positions of the text make one value, walked as the exact scanner walks bytes. */
 export function walk(end: usize): bool {
-  let at = index;
-  let stop = index;
+  startWalk();
+  return walkValue(end, SENTINEL);
+}
+
+/** Puts the walk at the start of the index, for a text that startText has just begun. */
+export function startWalk(): void {
+  cursor = index;
+  cursorStop = index;
+  resumeAt = 0;
+}
+
+/**
+ * Walks one value from the walk's place in the index, and says whether the
+ * position after it, at depth 0, is `after`: SENTINEL for a whole text, a
+ * separator for a value in a run of them (./bulk). On true the place is
+ * just past `after`, where the next value of a run starts.
+ */
+export function walkValue(end: usize, after: usize): bool {
+  let at = cursor;
+  let stop = cursorStop;
   let depth: i32 = 0;
   let p: usize;
   // Set when a new window's positions came: the next value is a resume point.
   let fresh = false;
-  resumeAt = 0;
   // Each "next position" below is these three lines: the index, or the next window's.
   if (at == stop) { stop = refill(); at = index; }
   p = <usize>load<u32>(at);
@@ -206,7 +227,11 @@ export function walk(end: usize): bool {
       if (at == stop) { stop = refill(); at = index; fresh = true; }
       p = <usize>load<u32>(at);
       at += 4;
-      if (depth == 0) return p == SENTINEL;
+      if (depth == 0) {
+        cursor = at;
+        cursorStop = stop;
+        return p == after;
+      }
       c = <u32>load<u8>(p);
       const kind = load<u8>(stack + <usize>depth);
       if (c == 0x2c) {
