@@ -43,6 +43,7 @@
 // they lie: a gap's 19 header bytes are saved and written back instead.
 
 import { TAG_ERROR, TAG_RESULT } from './frame';
+import { HEADER_SIZE, KIND_FINISH, KIND_RESPONSE } from './record-layout';
 import { blockFault } from './stage1';
 import { startWalk, walkValue } from './stage2';
 import { startText } from './windows';
@@ -53,8 +54,6 @@ export const BULK_BODY_MAX: u32 = 1024;
 const RUN_BODIES: i32 = 256;
 /** The run's text, first body to last comma, stays within one window of stage 1 (./windows). */
 const RUN_SPAN: usize = 16384;
-/** Header bytes of a record. */
-const HEADER: usize = 9;
 
 /** Each body's first byte (after its tag) and its end, where its comma goes. */
 const starts: usize = memory.data(RUN_BODIES * 4, 16);
@@ -101,6 +100,11 @@ export function takeProven(): i32 {
   store<u8>(at, 0x2c);
 }
 
+/** The bytes of gap `k` of a run of `count` bodies, from its body's end `gap` to the next body's start; one byte after the last body. */
+@inline function gapLength(k: i32, count: i32, gap: usize): usize {
+  return k + 1 < count ? <usize>load<u32>(starts + (<usize>(k + 1) << 2)) - gap : 1;
+}
+
 /**
  * Gathers the run of records from offset `i` of [ptr, ptr + length) whose
  * responses are small frames under a result or error tag, with finishes
@@ -115,38 +119,37 @@ export function proveRun(ptr: usize, i: usize, length: usize, maxFrame: u32): us
   let count: i32 = 0;
   let j = i;
   let first: usize = 0;
-  while (count < RUN_BODIES && length - j >= HEADER) {
+  while (count < RUN_BODIES && length - j >= HEADER_SIZE) {
     const at = ptr + j;
     const kind = load<u8>(at);
     const size = load<u32>(at, 5);
-    if (kind == 0x02) {
+    if (kind == KIND_FINISH) {
       if (size != 0) break;
-      j += HEADER;
+      j += HEADER_SIZE;
       continue;
     }
-    if (kind != 0x01 || size < 2 || size - 1 > BULK_BODY_MAX || size > maxFrame) break;
+    if (kind != KIND_RESPONSE || size < 2 || size - 1 > BULK_BODY_MAX || size > maxFrame) break;
     // The payload, and one byte after it for the comma, in the chunk.
-    if (<u64>size >= <u64>(length - j - HEADER)) break;
-    const tag = load<u8>(at + HEADER);
+    if (<u64>size >= <u64>(length - j - HEADER_SIZE)) break;
+    const tag = load<u8>(at + HEADER_SIZE);
     if (tag != TAG_RESULT && tag != TAG_ERROR) break;
-    const start = at + HEADER + 1;
-    const end = at + HEADER + <usize>size;
+    const start = at + HEADER_SIZE + 1;
+    const end = at + HEADER_SIZE + <usize>size;
     if (count == 0) first = start;
     else if (end + 1 - first > RUN_SPAN) break;
     store<u32>(starts + (<usize>count << 2), <u32>start);
     store<u32>(ends + (<usize>count << 2), <u32>end);
     count++;
-    j += HEADER + <usize>size;
+    j += HEADER_SIZE + <usize>size;
   }
   runEnd = j;
   if (count < 2) return i;
 
-  // Save each gap (from a body's end to the next body's start; one byte
-  // after the last body), then write it as a comma and spaces.
+  // Save each gap, then write it as a comma and spaces.
   let s = saved;
   for (let k = 0; k < count; k++) {
     const gap = <usize>load<u32>(ends + (<usize>k << 2));
-    const n = k + 1 < count ? <usize>load<u32>(starts + (<usize>(k + 1) << 2)) - gap : 1;
+    const n = gapLength(k, count, gap);
     copyBytes(s, gap, n);
     fillGap(gap, n);
     s += n;
@@ -165,7 +168,7 @@ export function proveRun(ptr: usize, i: usize, length: usize, maxFrame: u32): us
   s = saved;
   for (let k = 0; k < count; k++) {
     const gap = <usize>load<u32>(ends + (<usize>k << 2));
-    const n = k + 1 < count ? <usize>load<u32>(starts + (<usize>(k + 1) << 2)) - gap : 1;
+    const n = gapLength(k, count, gap);
     copyBytes(gap, s, n);
     s += n;
   }

@@ -38,15 +38,10 @@
 import { OK, INCOMPLETE, BAD_KIND, BAD_FINISH, OVERSIZE, TABLE_FULL } from './status';
 import { verifyFrame, frameFaultOffset } from './frame';
 import { proveRun, runEnd, BULK_BODY_MAX } from './bulk';
+import { KIND_RESPONSE, KIND_FINISH, HEADER_SIZE } from './record-layout';
 
-/** A channel response: the payload is one frame. */
-export const KIND_RESPONSE: u8 = 0x01;
-/** A channel response finish: the payload is empty. */
-export const KIND_FINISH: u8 = 0x02;
 /** A run of folded exchanges (entries only): count, offset and length of whole pairs. */
 export const KIND_RUN: i32 = 0x03;
-/** Bytes before the payload. */
-export const HEADER_SIZE: usize = 9;
 
 /** Entries the table holds; a longer scan stops with TABLE_FULL and goes on in the next call. */
 export const TABLE_CAPACITY: i32 = 4096;
