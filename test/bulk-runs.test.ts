@@ -13,38 +13,23 @@
 //
 // MCP_FRAMES_SEED=N repeats the random part.
 
-import fs from 'node:fs';
-import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { BACKENDS } from './backends.js';
 import { encodeFinish, encodeResponse } from '../src/records/record.js';
 import { ENTRY_FIELDS } from '../src/records/reader.js';
 import { concat } from './support/bytes.js';
+import { rawCore, writeScratch } from './support/raw-core.js';
 import { Gen, framePayload, goodFrame, jsonText, mutate, rng } from './support/generate.js';
 
 const SEED = Number(process.env.MCP_FRAMES_SEED ?? Date.now() % 2 ** 31);
 const MAX_FRAME = 16 * 1024 * 1024;
 const encoder = new TextEncoder();
 
-interface RawCore {
-  memory: WebAssembly.Memory;
-  scratch(): number;
-  foldBlock(): number;
-  recordTable(): number;
-  stopBlock(): number;
-  scanRecords(ptr: number, length: number, maxFrame: number, verify: number): number;
-  bulkProven(): number;
-}
-
-const core = new WebAssembly.Instance(new WebAssembly.Module(fs.readFileSync(path.resolve(import.meta.dirname, '../build/core-simd.wasm'))), {})
-  .exports as unknown as RawCore;
+const core = rawCore('simd');
 
 /** Scans `bytes` whole in the raw SIMD core, no folding; returns the entries, the stop status and the bytes as they lie after. */
 function rawScan(bytes: Uint8Array): { entries: number[][]; status: number; after: Uint8Array; proven: number } {
-  const at = core.scratch();
-  const need = at + bytes.length;
-  if (need > core.memory.buffer.byteLength) core.memory.grow(Math.ceil((need - core.memory.buffer.byteLength) / 65536));
-  new Uint8Array(core.memory.buffer).set(bytes, at);
+  const at = writeScratch(core, bytes);
   new Int32Array(core.memory.buffer, core.foldBlock(), 1)[0] = -1;
   core.bulkProven();
   const n = core.scanRecords(at, bytes.length, MAX_FRAME, 1);

@@ -17,41 +17,19 @@
 //
 // MCP_FRAMES_SEED=N repeats the random part.
 
-import fs from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { jsBackend } from '../src/backend/js.js';
 import { loadBackend } from '../src/backend/builds.js';
 import type { Backend } from '../src/backend/backend.js';
 import { Gen, rng, jsonText, mutate } from './support/generate.js';
 import { payloadOf } from './support/bytes.js';
+import { rawCore, writeScratch } from './support/raw-core.js';
 
 const SEED = Number(process.env.MCP_FRAMES_SEED ?? Date.now() % 2 ** 31);
 const BACKENDS: Backend[] = [jsBackend, loadBackend('wasm-simd'), loadBackend('wasm-scalar')];
 const encoder = new TextEncoder();
 
-interface RawCore {
-  memory: WebAssembly.Memory;
-  scratch(): number;
-  verifyFrame(ptr: number, length: number): number;
-  stagedVerdict(ptr: number, length: number): number;
-}
-
-/** A SIMD core of our own, for the export the backends do not use. */
-function rawCore(build: 'simd' | 'scalar'): RawCore {
-  const bytes = fs.readFileSync(path.resolve(import.meta.dirname, `../build/core-${build}.wasm`));
-  return new WebAssembly.Instance(new WebAssembly.Module(bytes), {}).exports as unknown as RawCore;
-}
-
 const simd = rawCore('simd');
-
-function write(core: RawCore, payload: Uint8Array): number {
-  const need = core.scratch() + payload.length;
-  const have = core.memory.buffer.byteLength;
-  if (need > have) core.memory.grow(Math.ceil((need - have) / 65536));
-  new Uint8Array(core.memory.buffer).set(payload, core.scratch());
-  return core.scratch();
-}
 
 function verdict(b: Backend, payload: Uint8Array): string {
   const fault = b.verifyFrame(payload);
@@ -74,7 +52,7 @@ class Tally {
     // The stages judge the body alone: compare them with the exact scanner on the body under a known tag.
     const body = payload[0] <= 1 ? payload : Uint8Array.of(0, ...payload.subarray(1));
     const exact = body === payload ? want : verdict(BACKENDS[1], body);
-    const staged = simd.stagedVerdict(write(simd, body), body.length);
+    const staged = simd.stagedVerdict(writeScratch(simd, body), body.length);
     if (staged !== (exact === 'ok' ? 1 : 0)) {
       expect.fail(
         `${what}: the SIMD stages say ${staged ? 'valid' : 'fault'}, the exact scanner ${exact}; payload ${Buffer.from(body).toString('hex')}`,
@@ -438,7 +416,7 @@ describe('the SIMD core in bounded memory', () => {
     const count = Math.floor((32 << 20) / (item.length + 1));
     const body = encoder.encode(`{"resources":[${Array(count).fill(item).join(',')}]}`);
     const payload = payloadOf(body);
-    const at = write(core, payload);
+    const at = writeScratch(core, payload);
     const before = core.memory.buffer.byteLength;
     expect(core.verifyFrame(at, payload.length)).toBe(0);
     expect(core.stagedVerdict(at, payload.length)).toBe(1);
