@@ -93,12 +93,20 @@ const TICKS = (() => {
   }
 })();
 
-/** utime + stime (seconds) and minflt of process `pid`, from /proc; null off Linux. */
+const PAGE = (() => {
+  try {
+    return Number(execFileSync('getconf', ['PAGESIZE'], { encoding: 'utf8' }).trim()) || 4096;
+  } catch {
+    return 4096;
+  }
+})();
+
+/** utime + stime (seconds), minflt and resident bytes of process `pid`, from /proc; null off Linux. */
 function procUsage(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { cpu: (Number(fields[11]) + Number(fields[12])) / TICKS, faults: Number(fields[7]) };
+    return { cpu: (Number(fields[11]) + Number(fields[12])) / TICKS, faults: Number(fields[7]), rss: Number(fields[21]) * PAGE };
   } catch {
     return null;
   }
@@ -211,17 +219,50 @@ function clients(port, hash, count = 1) {
   return Promise.all(Array.from({ length: count }, () => receive(port, hash)));
 }
 
+/** Rounds over which a warm server's resident memory has stopped growing (steady). */
+const STEADY_ROUNDS = 20;
+/**
+ * How far its peak may still rise over those rounds: 256 pages, under 0.1
+ * page faults a MiB over twenty rounds of 128 MiB. V8 grows its young
+ * generation a doubling at a time, whose pages are touched over several
+ * rounds, and the peak can stand still for ten rounds between doublings.
+ */
+const STEADY_BYTES = 1 << 20;
+
+/**
+ * Whether a server's resident bytes, one figure a round, have stopped
+ * growing: the peak of the last STEADY_ROUNDS rounds is within STEADY_BYTES
+ * of the peak before them. Pages given back and faulted in again (churn)
+ * leave the peak where it is, so they never count as growth: a server that
+ * churns is steady, and its faults are counted.
+ */
+function steady(rss) {
+  if (rss.length <= STEADY_ROUNDS) return false;
+  const before = Math.max(...rss.slice(0, -STEADY_ROUNDS));
+  return Math.max(...rss.slice(-STEADY_ROUNDS)) - before < STEADY_BYTES;
+}
+
 /**
  * `f.stream` served on loopback to `count` clients at once through each of
- * `servers` ([key, args(upstream address)], node processes that listen), in
- * turn, `rounds` times. Each server is checked first (every client gets
- * the stream, whose SHA-256 is `f.sha256`; no fault on stderr), then, with
- * `warmUp` rounds that are not counted (0 by default). Resolves with each key's
- * runs: wall seconds; the server's CPU seconds (its children's too) and
- * page faults; this process's CPU (the load generator); the cores the
- * machine kept busy, and the CPU the rest of it took.
+ * `servers` ([key, args(upstream address)], node processes that listen).
+ * Each server is checked first (every client gets the stream, whose
+ * SHA-256 is `f.sha256`; no fault on stderr). Then the servers take turns,
+ * a round each: `warmUp` rounds not counted (0 by default), then `rounds`
+ * rounds, whose figures are `runs`, by key: wall seconds; the server's CPU
+ * seconds (its children's too) and page faults; this process's CPU (the
+ * load generator); the cores the machine kept busy, and the CPU the rest of
+ * it took.
+ *
+ * With `continuousRounds`, each server then relays alone, round after round
+ * with no other server's round between: until its resident memory is
+ * steady (see steady; at most `maxSteadyRounds` rounds), then
+ * `continuousRounds` rounds whose page faults are `continuous[key].faults`.
+ * Taking turns leaves each server idle more than half the time, and V8's
+ * memory reducer, which runs when a process allocates little, then shrinks
+ * a relay's young generation to 1 MiB; it grows back to 32 MiB over tens
+ * of seconds of load, a fresh page at a time.
  */
-export async function serverRounds(f, { name, servers, count, rounds, warmUp = 0, progress }) {
+export async function serverRounds(f, { name, servers, count, rounds, warmUp = 0, continuousRounds = 0, maxSteadyRounds = 0, progress }) {
   const upstream = await serveStream(f.stream);
   const started = [];
   const total = count * f.stream.length;
@@ -246,7 +287,12 @@ export async function serverRounds(f, { name, servers, count, rounds, warmUp = 0
       const wrong = (await clients(server.port, true, count)).filter((g) => g.sha256 !== f.sha256).length;
       if (wrong) throw new Error(`${name}@${key}: ${wrong} of ${count} clients did not receive the stream`);
       if (server.faults().length) throw new Error(`${name}@${key}: faults on a valid stream: ${server.faults()[0]}`);
-      for (let w = 0; w < warmUp; w++) await round(server);
+    }
+    // The servers warm up in turn, as they are timed: a server left idle while another warmed up
+    // came back to its timed rounds with its optimised code dropped (deoptimised, weak objects gone) and its heap shrunk.
+    for (let w = 0; w < warmUp; w++) {
+      progress(`${name}: warm-up round ${w + 1} of ${warmUp}`);
+      for (const [, server] of started) await round(server);
     }
     /** @type {Record<string, { wall: number, cpu: number | null, faults: number | null, load: number, busy: number | null, others: number | null }[]>} */
     const runs = Object.fromEntries(servers.map(([key]) => [key, []]));
@@ -254,7 +300,25 @@ export async function serverRounds(f, { name, servers, count, rounds, warmUp = 0
       progress(`${name}: round ${r + 1} of ${rounds}`);
       for (const [key, server] of started) runs[key].push(await round(server));
     }
-    return runs;
+    /** @type {Record<string, { warmUpRounds: number, faults: (number | null)[] }>} */
+    const continuous = {};
+    if (continuousRounds > 0) {
+      for (const [key, server] of started) {
+        const resident = [];
+        while (resident.length < maxSteadyRounds && !steady(resident)) {
+          progress(`${name}@${key}: continuous load, round ${resident.length + 1} until its memory is steady (at most ${maxSteadyRounds})`);
+          await round(server);
+          resident.push(server.usage()?.rss ?? 0);
+        }
+        const faults = [];
+        for (let r = 0; r < continuousRounds; r++) {
+          progress(`${name}@${key}: continuous load, round ${r + 1} of ${continuousRounds}`);
+          faults.push((await round(server)).faults);
+        }
+        continuous[key] = { warmUpRounds: resident.length, faults };
+      }
+    }
+    return { runs, continuous };
   } finally {
     for (const [, server] of started) await server.stop();
     await upstream.close();

@@ -64,7 +64,7 @@ async function scaleCase(f, rounds, progress) {
     '--workers',
     workers,
   ];
-  const runs = await serverRounds(f, {
+  const { runs } = await serverRounds(f, {
     name: `relay/tcp-scale/${f.name}`,
     servers: [
       ['workers-1', relay('1')],

@@ -296,7 +296,7 @@ async function cliCases(fixtures, rounds, progress) {
 async function tcpCases(fixtures, rounds, progress) {
   const results = [];
   for (const f of fixtures) {
-    const runs = await serverRounds(f, {
+    const { runs } = await serverRounds(f, {
       name: `relay/tcp/${f.name}`,
       servers: [
         ['relay', (up) => [CLI, 'relay', '--listen', '127.0.0.1:0', '--upstream', up]],
