@@ -30,10 +30,10 @@
 // round after round until its resident memory has stopped growing, then
 // CONTINUOUS_ROUNDS rounds are counted (serverRounds). A process that
 // takes turns sits idle more than half the time, and V8 then shrinks its
-// young generation and grows it back, a fresh page at a time, whatever the
-// process allocates; the faults of the rounds in turns are in the report
-// beside the judged ones. Memory given back and faulted in again is
-// counted either way: only growth ends the warm-up.
+// young generation and grows it back, a fresh page at a time, however
+// little the process allocates; the faults of the rounds in turns are in
+// the report beside the judged ones. Memory given back and faulted in
+// again is counted either way: only growth ends the warm-up.
 
 import { Readable, Writable } from 'node:stream';
 import { blobRead, frameViews, listingMedium } from './fixtures.mjs';
