@@ -17,13 +17,12 @@ import { describe, expect, test } from 'vitest';
 import { BACKENDS } from './backends.js';
 import { encodeFinish, encodeResponse } from '../src/records/record.js';
 import { ENTRY_FIELDS } from '../src/records/reader.js';
-import { concat } from './support/bytes.js';
+import { concat, payloadOf } from './support/bytes.js';
 import { rawCore, writeScratch } from './support/raw-core.js';
 import { Gen, framePayload, goodFrame, jsonText, mutate, rng } from './support/generate.js';
 
 const SEED = Number(process.env.MCP_FRAMES_SEED ?? Date.now() % 2 ** 31);
 const MAX_FRAME = 16 * 1024 * 1024;
-const encoder = new TextEncoder();
 
 const core = rawCore('simd');
 
@@ -62,18 +61,10 @@ function kernelScans(bytes: Uint8Array): { name: string; entries: number[][]; st
   });
 }
 
-function payload(tag: number, text: string | Uint8Array): Uint8Array {
-  const body = typeof text === 'string' ? encoder.encode(text) : text;
-  const p = new Uint8Array(body.length + 1);
-  p[0] = tag;
-  p.set(body, 1);
-  return p;
-}
-
 /** A listing of one resource, about 150 bytes: the frame most runs are made of. */
 function small(g: Gen): Uint8Array {
   const name = `r${g.int(100000)}`;
-  return payload(0, JSON.stringify({ resources: [{ uri: `file:///data/${name}.txt`, name, size: g.int(99999), description: 'a text file' }] }));
+  return payloadOf(JSON.stringify({ resources: [{ uri: `file:///data/${name}.txt`, name, size: g.int(99999), description: 'a text file' }] }));
 }
 
 /** Bodies that a run meets at its edges: cut strings, escapes and characters, half containers, bare scalars. */
@@ -116,12 +107,15 @@ function frameOf(g: Gen): Uint8Array {
   if (r < 9) return small(g);
   if (r < 11) return goodFrame(g);
   if (r < 13) return framePayload(g);
-  if (r < 15) return payload(g.int(2), g.pick(EDGES));
-  if (r < 16) return payload(0, g.pick(EDGE_BYTES));
+  if (r < 15) {
+    const tag = g.int(2);
+    return payloadOf(g.pick(EDGES), tag);
+  }
+  if (r < 16) return payloadOf(g.pick(EDGE_BYTES));
   if (r < 17) return mutate(g, small(g));
-  if (r < 18) return payload(0, jsonText(g, 0));
-  if (r < 19) return payload(0, `{"resources":[],"_meta":{"x":"${'y'.repeat(900 + g.int(300))}"}}`);
-  return g.int(2) === 0 ? payload(0, '') : Uint8Array.of();
+  if (r < 18) return payloadOf(jsonText(g, 0));
+  if (r < 19) return payloadOf(`{"resources":[],"_meta":{"x":"${'y'.repeat(900 + g.int(300))}"}}`);
+  return g.int(2) === 0 ? payloadOf('') : Uint8Array.of();
 }
 
 /** Mostly whole exchanges of small frames, with hostile channel ids, now and then a finish missing or doubled. */
@@ -181,7 +175,7 @@ describe(`small frames judged in bulk (seed ${SEED})`, () => {
       for (const place of [0, 1, 5, 40]) {
         const parts: Uint8Array[] = [];
         for (let k = 0; k < place; k++) parts.push(encodeResponse(k, small(g)), encodeFinish(k));
-        parts.push(encodeResponse(1000, payload(0, a)), encodeFinish(1000), encodeResponse(1001, payload(0, b)), encodeFinish(1001));
+        parts.push(encodeResponse(1000, payloadOf(a)), encodeFinish(1000), encodeResponse(1001, payloadOf(b)), encodeFinish(1001));
         for (let k = 0; k < 10; k++) parts.push(encodeResponse(k, small(g)), encodeFinish(k));
         const bytes = concat(...parts);
         expectSameAsJs(bytes, `${JSON.stringify(a)} then ${JSON.stringify(b)} after ${place}`);
@@ -205,7 +199,7 @@ describe(`small frames judged in bulk (seed ${SEED})`, () => {
   test('a fault costs the run it is in, not the runs after it', () => {
     const g = new Gen(rng(SEED ^ 0x4321));
     const parts: Uint8Array[] = [];
-    for (let k = 0; k < 600; k++) parts.push(encodeResponse(k, k === 100 ? payload(0, '{"resources":[}') : small(g)), encodeFinish(k));
+    for (let k = 0; k < 600; k++) parts.push(encodeResponse(k, k === 100 ? payloadOf('{"resources":[}') : small(g)), encodeFinish(k));
     const bytes = concat(...parts);
     expectSameAsJs(bytes, 'one fault');
     const scan = rawScan(bytes);
@@ -220,7 +214,7 @@ describe(`small frames judged in bulk (seed ${SEED})`, () => {
     const g = new Gen(rng(SEED ^ 0x777));
     const parts: Uint8Array[] = [];
     for (let k = 0; k < 50; k++) {
-      parts.push(encodeResponse(k, k % 7 === 3 ? payload(0, `{"resources":[],"_meta":{"x":"${'y'.repeat(1100)}"}}`) : small(g)));
+      parts.push(encodeResponse(k, k % 7 === 3 ? payloadOf(`{"resources":[],"_meta":{"x":"${'y'.repeat(1100)}"}}`) : small(g)));
       parts.push(encodeFinish(k));
     }
     const bytes = concat(...parts);
