@@ -38,7 +38,7 @@
 import { Readable, Writable } from 'node:stream';
 import { blobRead, frameViews, listingMedium } from './fixtures.mjs';
 import { createRng } from './rng.mjs';
-import { CLI, cpuFigures, mean, measure, MiB, rmeOf, roundResult, serverRounds } from './rounds.mjs';
+import { CLI, cpuFigures, faultsPerMiB, mean, measure, MiB, rmeOf, roundResult, serverRounds } from './rounds.mjs';
 import { fmt, recordStream } from './wire.mjs';
 
 const CLIENTS = 16;
@@ -86,7 +86,7 @@ function usageResult(base, runs, continuous, total) {
   const { minorPageFaultsPerMiB: takingTurns, ...figures } = cpuFigures(runs, total);
   const faults = continuous?.faults.every((x) => x != null)
     ? {
-        minorPageFaultsPerMiB: Math.round((mean(continuous.faults) / (total / MiB)) * 100) / 100,
+        minorPageFaultsPerMiB: faultsPerMiB(continuous.faults, total),
         minorPageFaultsPerMiBTakingTurns: takingTurns,
         continuousWarmUpRounds: continuous.warmUpRounds,
       }
@@ -233,7 +233,10 @@ async function inProcessCases(lib, f, native, rounds, wanted, progress) {
     bytesPerCpuSecond: f.stream.length / mean(runs.map((x) => x.cpu)),
     cpuNanosecondsPerByte: Math.round((mean(runs.map((x) => x.cpu)) / f.stream.length) * 1e9 * 1000) / 1000,
     cpuNanosecondsPerFrame: Math.round((mean(runs.map((x) => x.cpu)) / frames) * 1e9 * 10) / 10,
-    minorPageFaultsPerMiB: Math.round((mean(runs.map((x) => x.faults)) / (f.stream.length / MiB)) * 100) / 100,
+    minorPageFaultsPerMiB: faultsPerMiB(
+      runs.map((x) => x.faults),
+      f.stream.length,
+    ),
     frames,
   });
   const results = levels.map(([name, validate], k) =>

@@ -51,6 +51,11 @@ export function roundResult(base, seconds, bytes, extra = {}) {
   };
 }
 
+/** The mean of `faults`, page faults a run of `bytes` each, per MiB, to two places. */
+export function faultsPerMiB(faults, bytes) {
+  return Math.round((mean(faults) / (bytes / MiB)) * 100) / 100;
+}
+
 /**
  * The CPU figures of runs ({ cpu, faults? }) over `bytes` each; none where a
  * run's CPU is unknown (off Linux), no page faults where a run has none.
@@ -60,7 +65,12 @@ export function cpuFigures(runs, bytes, digits = 3) {
   if (cpus.some((c) => c == null)) return {};
   const cpu = mean(cpus);
   const faults = runs.every((r) => r.faults != null)
-    ? { minorPageFaultsPerMiB: Math.round((mean(runs.map((r) => r.faults)) / (bytes / MiB)) * 100) / 100 }
+    ? {
+        minorPageFaultsPerMiB: faultsPerMiB(
+          runs.map((r) => r.faults),
+          bytes,
+        ),
+      }
     : {};
   return {
     cpuSeconds: Math.round(cpu * 10 ** digits) / 10 ** digits,
@@ -85,21 +95,17 @@ export async function measure(fn) {
 // ---------------------------------------------------------------------------
 // Processes.
 
-const TICKS = (() => {
+/** `getconf name` as a number, or `fallback` where it cannot be had. */
+function getconf(name, fallback) {
   try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    return Number(execFileSync('getconf', [name], { encoding: 'utf8' }).trim()) || fallback;
   } catch {
-    return 100;
+    return fallback;
   }
-})();
+}
 
-const PAGE = (() => {
-  try {
-    return Number(execFileSync('getconf', ['PAGESIZE'], { encoding: 'utf8' }).trim()) || 4096;
-  } catch {
-    return 4096;
-  }
-})();
+const TICKS = getconf('CLK_TCK', 100);
+const PAGE = getconf('PAGESIZE', 4096);
 
 /** utime + stime (seconds), minflt and resident bytes of process `pid`, from /proc; null off Linux. */
 function procUsage(pid) {
