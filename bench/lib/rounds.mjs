@@ -284,7 +284,15 @@ export async function serverRounds(f, { name, servers, count, rounds, warmUp = 0
     const load = (own.user + own.system) / 1e6;
     const busy = busy0 === null || busy1 === null ? null : busy1 - busy0;
     const faults = u0 && u1 ? u1.faults - u0.faults : null;
-    return { wall, cpu, faults, load, busy: busy === null ? null : busy / wall, others: busy === null || cpu === null ? null : busy - cpu - load };
+    return {
+      wall,
+      cpu,
+      faults,
+      rss: u1?.rss ?? 0,
+      load,
+      busy: busy === null ? null : busy / wall,
+      others: busy === null || cpu === null ? null : busy - cpu - load,
+    };
   };
   try {
     for (const [key, args] of servers) started.push([key, await startNode(args(upstream.address))]);
@@ -300,7 +308,7 @@ export async function serverRounds(f, { name, servers, count, rounds, warmUp = 0
       progress(`${name}: warm-up round ${w + 1} of ${warmUp}`);
       for (const [, server] of started) await round(server);
     }
-    /** @type {Record<string, { wall: number, cpu: number | null, faults: number | null, load: number, busy: number | null, others: number | null }[]>} */
+    /** @type {Record<string, { wall: number, cpu: number | null, faults: number | null, rss: number, load: number, busy: number | null, others: number | null }[]>} */
     const runs = Object.fromEntries(servers.map(([key]) => [key, []]));
     for (let r = 0; r < rounds; r++) {
       progress(`${name}: round ${r + 1} of ${rounds}`);
@@ -313,8 +321,7 @@ export async function serverRounds(f, { name, servers, count, rounds, warmUp = 0
         const resident = [];
         while (resident.length < maxSteadyRounds && !steady(resident)) {
           progress(`${name}@${key}: continuous load, round ${resident.length + 1} until its memory is steady (at most ${maxSteadyRounds})`);
-          await round(server);
-          resident.push(server.usage()?.rss ?? 0);
+          resident.push((await round(server)).rss);
         }
         const faults = [];
         for (let r = 0; r < continuousRounds; r++) {
