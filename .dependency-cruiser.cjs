@@ -10,8 +10,23 @@
 // dependency-cruiser is pinned at 17.4.3: its 18.x line runs only on Node 22
 // and later, and the project still builds and tests on Node 20.
 
-/** The layers, lowest first. proxy serves a real MCP server's answers as records; index is the library's export list; runtime, cli and demo stand on it. */
-const LAYERS = ['wire', 'contract', 'records', 'backend', 'frame', 'exchange', 'streams', 'relay', 'proxy', 'index', 'runtime', 'cli', 'demo'];
+/** The layers, lowest first. connection is the TCP server core that relay and proxy share; proxy serves a real MCP server's answers as records; index is the library's export list; runtime, cli and demo stand on it. */
+const LAYERS = [
+  'wire',
+  'contract',
+  'records',
+  'backend',
+  'frame',
+  'exchange',
+  'streams',
+  'connection',
+  'relay',
+  'proxy',
+  'index',
+  'runtime',
+  'cli',
+  'demo',
+];
 
 /** The path pattern of a layer: a folder, or for `index`, the one file. */
 const pathOf = (layer) => (layer === 'index' ? '^src/index\\.ts$' : `^src/${layer}/`);

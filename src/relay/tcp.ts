@@ -18,15 +18,9 @@
 // a timeout. Each is reported once through onFault, with its cause, so a
 // failure is never dressed up as a clean end.
 //
-// A reset discards what is still in flight: the kernel drops its send
-// queue, and the client's drops what it has not read. So the relay waits
-// until its last write has left the process, then RESET_LINGER_MS more for
-// the finishes to reach the client, and only then resets. A client that has
-// stopped reading may never let the last write leave: after RESET_FLUSH_MS
-// the relay resets anyway, and the client sees the reset alone, which says
-// the same thing: those exchanges failed. (Waiting on it without a bound
-// kept such a connection, and a drain, open for as long as the client
-// would not read.)
+// A reset discards what is still in flight, so the finishes are first
+// given time to reach the client, with a bound for a client that does not
+// read (resetAfterFlush in src/connection/server.ts).
 //
 // # Every wait is timed
 //
@@ -47,20 +41,16 @@
 // A client's half-close (FIN) goes upstream as a FIN; an upstream that
 // then keeps its own half open and silent is caught by this timeout too.
 //
-// # A bound on connections
+// # The connection core
 //
-// Each connection holds two descriptors and its own relay state. Past
-// maxConnections open at once, a new client is reset as it is accepted,
-// before anything is dialed, and counted (connectionsRefused).
-//
-// # Draining
-//
-// drain(timeoutMs) stops accepting, lets the open connections finish on
-// their own for up to timeoutMs, then treats each one still open as an
-// upstream failure of the relay's own making (a `drain-timeout` fault):
-// finishes for its open channels, then a reset. So a restart never leaves
-// a client waiting on an exchange, and never lets a cut answer read as
-// complete.
+// Accepting, the bound on connections (maxConnections: past it a new
+// client is reset as it is accepted, before anything is dialed, and
+// counted), draining and resetting are the connection core's
+// (src/connection/server.ts), which the proxy shares. A drain cuts each
+// connection still open at its timeout as an upstream failure of the
+// relay's own making (a `drain-timeout` fault): finishes for its open
+// channels, then a reset. So a restart never leaves a client waiting on an
+// exchange, and never lets a cut answer read as complete.
 //
 // # Counters
 //
@@ -70,11 +60,29 @@
 // connections and faults (one call each, whose lines are written anyway).
 
 import net from 'node:net';
+import {
+  DEFAULT_CLIENT_IDLE_TIMEOUT_MS,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_DRAIN_TIMEOUT_MS,
+  DEFAULT_IDLE_TIMEOUT_MS,
+} from '../connection/defaults.js';
+import {
+  type Accepted,
+  checkCallbacks,
+  checkTimeout,
+  ClientIdle,
+  ConnectionCore,
+  type DrainResult,
+  resetAfterFlush,
+  type Served,
+} from '../connection/server.js';
+import { giveSlab, SLAB_SIZE, takeSlab } from '../streams/read-slabs.js';
 import type { Endpoint } from './endpoint.js';
 import type { RelayFault } from './fault.js';
-import { giveSlab, SLAB_SIZE, takeSlab } from '../streams/read-slabs.js';
-import { pipeWith } from './pipe.js';
+import { type FedRelay, type PipeEnd, pipeWith } from './pipe.js';
 import { type RelayOptions, type RelayStats, resolveRelayOptions } from './relay.js';
+
+export type { DrainResult };
 
 /** Why an upstream connection failed, as its error code says. */
 export type UpstreamCause = 'refused' | 'reset' | 'unreachable' | 'dns' | 'timeout' | 'error';
@@ -166,14 +174,6 @@ export interface TcpRelayStats
   upstreamFailures: Partial<Record<UpstreamFailure, number>>;
 }
 
-/** What drain() did. */
-export interface DrainResult {
-  /** Connections open when the drain began. */
-  connections: number;
-  /** Of those, how many were still open at the timeout and were cut (finishes, then a reset). */
-  cut: number;
-}
-
 /** A TCP relay: a net.Server (call listen() on it) with live counters and a graceful stop. */
 export interface TcpRelay extends net.Server {
   /** Live totals over every connection. */
@@ -196,17 +196,13 @@ export interface TcpRelay extends net.Server {
 
 export type { Endpoint };
 
-export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
-export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
-export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
-export const DEFAULT_CLIENT_IDLE_TIMEOUT_MS = 300_000;
-/** Two descriptors each: 20,000 of them, within the usual 65,536 of a service's limit and far past a relay's load. */
-export const DEFAULT_MAX_CONNECTIONS = 10_000;
-
-/** How long the finishes get to reach the client before a reset (see the head of this file). */
-const RESET_LINGER_MS = 200;
-/** The longest the relay waits for its last write to leave the process before a reset (see the head of this file). */
-const RESET_FLUSH_MS = 2000;
+export {
+  DEFAULT_CLIENT_IDLE_TIMEOUT_MS,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_DRAIN_TIMEOUT_MS,
+  DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_MAX_CONNECTIONS,
+} from '../connection/defaults.js';
 
 export interface TcpRelayOptions extends Omit<RelayOptions, 'onFault'> {
   /** Where to connect for each accepted client. */
@@ -263,12 +259,6 @@ export function upstreamError(error: unknown): UpstreamFault {
   const message = error instanceof Error ? error.message : String(error);
   if (typeof code !== 'string') return { reason: 'upstream-error', cause: 'error', message };
   return { reason: 'upstream-error', cause: CAUSES[code] ?? 'error', code, message };
-}
-
-function checkTimeout(name: string, ms: number): number {
-  if (!(Number.isFinite(ms) && ms >= 0 && ms <= 2 ** 31 - 1))
-    throw new RangeError(`${name} must be a number of milliseconds from 0 to 2^31 - 1, not ${ms}`);
-  return ms;
 }
 
 /** `upstream` as an Endpoint to connect to: a TypeError for no host, a RangeError for a port out of range (net.connect would throw at the first client). */
@@ -336,13 +326,285 @@ function addBuckets(into: number[], from: readonly number[]): void {
   for (let k = 0; k < from.length; k++) into[k] = (into[k] ?? 0) + from[k];
 }
 
-/** A connection being relayed, as the server keeps it. */
-interface Live {
-  readonly stats: Readonly<RelayStats>;
-  /** Cuts the connection for a drain; false when it had already finished relaying. */
-  cut(afterMs: number): boolean;
-  /** Resets client and upstream at once, with no finishes. */
-  reset(): void;
+/** The relay's settings, resolved once for every connection. */
+interface Settings {
+  readonly options: TcpRelayOptions;
+  readonly connectTimeout: number;
+  readonly idleTimeout: number;
+  readonly clientIdleTimeout: number;
+  /** Counts a fault over the whole relay and hands it to onFault (which may throw). */
+  report(fault: ConnectionFault, connection: number): void;
+  /** Adds a closed connection's counters to the relay's totals. */
+  retire(stats: Readonly<RelayStats>): void;
+}
+
+type OwnFault = UpstreamFault | DrainFault | ClientIdleFault;
+
+/**
+ * One client and its own upstream connection and relay state.
+ *
+ * The idle timer restarts with every upstream chunk; when it fires with a
+ * channel open or a record partly received, upstream has failed, unless the
+ * relay is not reading it (the client is slow: pipeRelay pauses upstream
+ * until the client drains), and then it starts again. It is only ever
+ * armed by a chunk, and a chunk is what opens a channel or starts a record.
+ *
+ * The client idle timer restarts with every byte either way and every time
+ * the client drains what was queued for it. When it fires: a client that
+ * took nothing while upstream waited on it has gone; with something in
+ * flight and upstream read, the idle timer is in charge; with nothing in
+ * flight, the connection is doing nothing for anyone.
+ */
+class RelayConnection implements Served {
+  private readonly upstream: net.Socket;
+  private readonly piped: FedRelay;
+  private readonly clientIdle: ClientIdle;
+  private idleTimer: NodeJS.Timeout | null = null;
+  private connectTimer: NodeJS.Timeout | null = null;
+  /** Upstream failed (the first failure wins): reported, and the relay finishes the open channels. */
+  private failed: boolean;
+  private drained = false;
+  private idled = false;
+  private relaying = true;
+  private resetting = false;
+  private faultCount = 0;
+  /** The slab the upstream socket is reading into, and whether the last read filled a small one (more was waiting). */
+  private reading: Uint8Array | null = null;
+  private busy = false;
+
+  constructor(
+    private readonly settings: Settings,
+    private readonly accepted: Accepted,
+    private readonly closed: (error: unknown, summary: ConnectionSummary) => void,
+  ) {
+    const { options } = settings;
+    const client = accepted.socket;
+    this.failed = accepted.openThrew !== null;
+    // Our own dial reads into slabs that go back to a pool (streams/read-slabs.ts).
+    const slabs = !accepted.openThrew && !options.dial;
+    this.upstream = this.dial();
+    // Closed, it reads nothing more: the slab it would have read into goes back.
+    if (slabs) this.upstream.once('close', () => this.reading && giveSlab(this.reading.buffer));
+    // Records go out as soon as they are validated: Nagle's algorithm would hold small writes back for an ACK.
+    client.setNoDelay(true);
+    this.upstream.setNoDelay?.(true);
+    this.clientIdle = new ClientIdle(
+      client,
+      settings.clientIdleTimeout,
+      () => !this.upstream.isPaused() && (this.piped.stats.openChannels > 0 || this.piped.inRecord),
+      () => {
+        this.idled = !this.failed;
+        this.fail({ reason: 'client-idle-timeout', afterMs: settings.clientIdleTimeout });
+      },
+    );
+    const report = (fault: ConnectionFault) => this.report(fault);
+    this.piped = pipeWith(this.upstream, client, { ...options, onFault: report }, { onChunk: () => this.touch(), slabs });
+    this.watchUpstream();
+    client.on('error', () => {});
+    // A client's half-close goes upstream: it has sent its last request.
+    client.on('end', () => this.upstream.end());
+    client.pipe(this.upstream, { end: false });
+    const clientClosed = new Promise((resolve) => client.once('close', resolve));
+    this.piped.done.then((end) => this.finish(end, clientClosed));
+  }
+
+  /** The upstream connection: our own, reading into slabs, or the caller's dial, or a socket failing with what onOpen threw. */
+  private dial(): net.Socket {
+    const { options } = this.settings;
+    if (this.accepted.openThrew) return failingSocket(this.accepted.openThrew.error);
+    if (options.dial) return dialUpstream(options.dial, options.upstream);
+    // A read that fills a small slab means more was waiting: the next read goes into a large one, until a read returns less than a small slab.
+    return net.connect({
+      ...options.upstream,
+      onread: {
+        buffer: () => (this.reading = takeSlab(this.busy)),
+        callback: (bytes: number, slab: Uint8Array) => {
+          this.reading = null;
+          this.busy = bytes >= SLAB_SIZE;
+          this.piped.feed(slab.subarray(0, bytes));
+          // pipeWith pauses the socket itself when the client is full.
+          return true;
+        },
+      },
+    });
+  }
+
+  /** The connect timer, and the upstream's own errors, reported before the channels they leave incomplete. */
+  private watchUpstream(): void {
+    const { connectTimeout } = this.settings;
+    if (connectTimeout > 0) {
+      this.connectTimer = setTimeout(() => this.fail({ reason: 'upstream-timeout', phase: 'connect', afterMs: connectTimeout }), connectTimeout);
+    }
+    this.upstream.once('connect', () => {
+      if (this.connectTimer) clearTimeout(this.connectTimer);
+    });
+    // Registered before the relay's own listener, so the cause is reported before the channels it leaves incomplete.
+    this.upstream.prependListener('error', (error) => {
+      if (error instanceof UpstreamGaveUp || this.failed) return;
+      this.failed = true;
+      const thrown = this.reportOwn(upstreamError(error));
+      if (thrown) this.piped.abort(thrown.error);
+    });
+  }
+
+  private report(fault: ConnectionFault): void {
+    this.faultCount++;
+    this.settings.report(fault, this.accepted.id);
+  }
+
+  /** An upstream chunk: the client idle timer restarts, and the idle timer is armed or restarted. */
+  private touch(): void {
+    this.clientIdle.refresh();
+    const { idleTimeout } = this.settings;
+    if (idleTimeout === 0) return;
+    if (this.idleTimer) {
+      this.idleTimer.refresh();
+      return;
+    }
+    this.idleTimer = setTimeout(() => {
+      if (this.piped.stats.openChannels === 0 && !this.piped.inRecord) return;
+      if (this.upstream.isPaused()) this.idleTimer?.refresh();
+      else this.fail({ reason: 'upstream-timeout', phase: 'idle', afterMs: idleTimeout });
+    }, idleTimeout);
+  }
+
+  /** Upstream failed, or the relay gave up on it (the first failure wins): reported, then the relay finishes the open channels. */
+  private fail(fault: OwnFault): void {
+    if (this.failed) return;
+    this.failed = true;
+    const thrown = this.reportOwn(fault);
+    this.piped.abort(thrown ? thrown.error : new UpstreamGaveUp(fault.reason));
+  }
+
+  /** Reports a fault of the TCP relay's own; what onFault throws is returned, to end the connection with. */
+  private reportOwn(fault: OwnFault): { error: unknown } | null {
+    try {
+      this.report(fault);
+      return null;
+    } catch (error) {
+      return { error };
+    }
+  }
+
+  get stats(): Readonly<RelayStats> {
+    return this.piped.stats;
+  }
+
+  cut(afterMs: number): boolean {
+    if (this.relaying) {
+      this.drained = !this.failed;
+      this.fail({ reason: 'drain-timeout', afterMs });
+      return true;
+    }
+    // Relayed to its end and given its FIN, but the client has not closed its side: nothing is owed it.
+    if (!this.resetting) this.accepted.socket.destroy();
+    return false;
+  }
+
+  reset(): void {
+    this.upstream.destroy();
+    if (!this.accepted.socket.destroyed) this.accepted.socket.resetAndDestroy();
+  }
+
+  /** The relay is done: the client gets its FIN (upstream ended cleanly) or its reset, then the connection is summed up. */
+  private async finish(end: PipeEnd, clientClosed: Promise<unknown>): Promise<void> {
+    this.relaying = false;
+    if (this.connectTimer) clearTimeout(this.connectTimer);
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.clientIdle.stop();
+    this.upstream.destroy();
+    const client = this.accepted.socket;
+    let lingering: NodeJS.Timeout | undefined;
+    if (end.end === 'ended' && !this.failed) {
+      client.end();
+      // The client has its whole answer and its FIN; one that never closes its own side is closed for it.
+      const { clientIdleTimeout } = this.settings;
+      if (clientIdleTimeout > 0) lingering = setTimeout(() => client.destroy(), clientIdleTimeout);
+    } else if (end.end !== 'output-error') {
+      this.resetting = true;
+      await resetAfterFlush(client);
+    }
+    const error =
+      end.end === 'ended' ? null : 'error' in end ? end.error : 'reason' in end ? end.reason : end.end === 'record-error' ? end.fault : end.failure;
+    await clientClosed;
+    clearTimeout(lingering);
+    this.settings.retire(this.piped.stats);
+    this.closed(error, this.summary(end));
+  }
+
+  private summary(end: PipeEnd): ConnectionSummary {
+    const stats = this.piped.stats;
+    const outcome: ConnectionEnd =
+      end.end === 'output-error'
+        ? 'client-gone'
+        : this.drained
+          ? 'drained'
+          : this.idled
+            ? 'idle'
+            : end.end === 'ended' && !this.failed
+              ? 'ended'
+              : 'failed';
+    return {
+      connection: this.accepted.id,
+      remote: this.accepted.remote,
+      end: outcome,
+      durationMs: Math.round((performance.now() - this.accepted.opened) * 1000) / 1000,
+      bytesIn: stats.bytesIn,
+      bytesOut: stats.bytesOut,
+      recordsIn: stats.responsesIn + stats.finishesIn,
+      recordsOut: stats.responsesOut + stats.finishesOut,
+      faults: this.faultCount,
+    };
+  }
+}
+
+/** The relay's totals: the closed connections' relay counters, and the faults as they are reported. */
+class Totals {
+  readonly closed: Record<(typeof SUMMED)[number], number> = Object.fromEntries(SUMMED.map((k) => [k, 0])) as never;
+  readonly closedBuckets: number[] = [];
+  faults = 0;
+  readonly byReason: Partial<Record<ConnectionFault['reason'], number>> = {};
+  readonly upstream: Partial<Record<UpstreamFailure, number>> = {};
+
+  count(fault: ConnectionFault): void {
+    this.faults++;
+    this.byReason[fault.reason] = (this.byReason[fault.reason] ?? 0) + 1;
+    if (fault.reason === 'upstream-error') this.upstream[fault.cause] = (this.upstream[fault.cause] ?? 0) + 1;
+    else if (fault.reason === 'upstream-timeout') this.upstream[`${fault.phase}-timeout`] = (this.upstream[`${fault.phase}-timeout`] ?? 0) + 1;
+  }
+
+  retire(stats: Readonly<RelayStats>): void {
+    for (const key of SUMMED) this.closed[key] += stats[key];
+    addBuckets(this.closedBuckets, stats.validationBuckets);
+  }
+}
+
+/** Live totals over every connection: the closed ones' sums, plus each open one's counters, read when asked. */
+function liveStats(core: ConnectionCore<RelayConnection, ConnectionSummary>, totals: Totals): TcpRelayStats {
+  const stats = {} as TcpRelayStats;
+  const sum = (key: (typeof SUMMED)[number]) => {
+    let total = totals.closed[key];
+    for (const c of core.connections()) total += c.stats[key];
+    return total;
+  };
+  for (const key of SUMMED) Object.defineProperty(stats, key, { get: () => sum(key), enumerable: true });
+  Object.defineProperties(stats, {
+    validationBuckets: {
+      get: () => {
+        const buckets = totals.closedBuckets.slice();
+        for (const c of core.connections()) addBuckets(buckets, c.stats.validationBuckets);
+        return buckets;
+      },
+      enumerable: true,
+    },
+    connectionsOpen: { get: () => core.open, enumerable: true },
+    connectionsTotal: { get: () => core.total, enumerable: true },
+    connectionsRefused: { get: () => core.refused, enumerable: true },
+    faults: { get: () => totals.faults, enumerable: true },
+    faultsByReason: { get: () => ({ ...totals.byReason }), enumerable: true },
+    upstreamFailures: { get: () => ({ ...totals.upstream }), enumerable: true },
+  });
+  return stats;
 }
 
 /** A TCP server relaying each client to its own upstream connection. Call listen() on it. */
@@ -351,302 +613,24 @@ export function createTcpRelay(options: TcpRelayOptions): TcpRelay {
   // threw in the server's connection handler, which stopped the process.
   checkUpstream(options.upstream);
   resolveRelayOptions(options);
-  for (const name of ['dial', 'onFault', 'onOpen', 'onClose'] as const) {
-    if (options[name] !== undefined && typeof options[name] !== 'function')
-      throw new TypeError(`${name} must be a function, not ${typeof options[name]}`);
-  }
-  const connectTimeout = checkTimeout('connectTimeout', options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT_MS);
-  const idleTimeout = checkTimeout('idleTimeout', options.idleTimeout ?? DEFAULT_IDLE_TIMEOUT_MS);
-  const clientIdleTimeout = checkTimeout('clientIdleTimeout', options.clientIdleTimeout ?? DEFAULT_CLIENT_IDLE_TIMEOUT_MS);
-  const maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
-  if (!(Number.isInteger(maxConnections) && maxConnections >= 0))
-    throw new RangeError(`maxConnections must be a whole number, 0 for no limit, not ${maxConnections}`);
-  const dial = options.dial;
-  let connections = 0;
-  let refused = 0;
-  const live = new Map<number, Live>();
-  // Totals of the closed connections' relay counters; faults are counted as they are reported.
-  const closed: Record<(typeof SUMMED)[number], number> = Object.fromEntries(SUMMED.map((k) => [k, 0])) as never;
-  const closedBuckets: number[] = [];
-  const faults = {
-    all: 0,
-    byReason: {} as Partial<Record<ConnectionFault['reason'], number>>,
-    upstream: {} as Partial<Record<UpstreamFailure, number>>,
-  };
-  let whenEmpty: (() => void) | null = null;
-
-  // allowHalfOpen: a client that has sent its last request (FIN) still gets every answer.
-  const server = net.createServer({ allowHalfOpen: true }, (client) => {
-    if (maxConnections > 0 && live.size >= maxConnections) {
-      refused++;
-      client.on('error', () => {});
-      client.resetAndDestroy();
-      return;
-    }
-    const id = ++connections;
-    const opened = performance.now();
-    const remote = client.remoteAddress?.includes(':')
-      ? `[${client.remoteAddress}]:${client.remotePort}`
-      : `${client.remoteAddress}:${client.remotePort}`;
-    let faultCount = 0;
-    const report = (fault: ConnectionFault) => {
-      faultCount++;
-      faults.all++;
-      faults.byReason[fault.reason] = (faults.byReason[fault.reason] ?? 0) + 1;
-      if (fault.reason === 'upstream-error') faults.upstream[fault.cause] = (faults.upstream[fault.cause] ?? 0) + 1;
-      else if (fault.reason === 'upstream-timeout') faults.upstream[`${fault.phase}-timeout`] = (faults.upstream[`${fault.phase}-timeout`] ?? 0) + 1;
-      options.onFault?.(fault, id);
-    };
-    // A callback of the caller's that throws ends its connection (finishes,
-    // then a reset, the throw given to onClose), as an onFault that throws
-    // in the relay does; thrown in this handler, a timer or an event, it
-    // stopped the process. An onOpen that throws: no upstream is dialed.
-    let openThrew: { error: unknown } | null = null;
-    try {
-      options.onOpen?.(id, remote);
-    } catch (error) {
-      openThrew = { error };
-    }
-    // Our own dial reads into slabs that go back to a pool (streams/read-slabs.ts): the slab being read into, and the relay's, fed each chunk.
-    // A read that fills a small slab means more was waiting: the next read goes into a large one, until a read returns less than a small slab.
-    let reading: Uint8Array | null = null;
-    let busy = false;
-    const upstream = openThrew
-      ? failingSocket(openThrew.error)
-      : dial
-        ? dialUpstream(dial, options.upstream)
-        : net.connect({
-            ...options.upstream,
-            onread: {
-              buffer: () => (reading = takeSlab(busy)),
-              callback: (bytes: number, slab: Uint8Array) => {
-                reading = null;
-                busy = bytes >= SLAB_SIZE;
-                piped.feed(slab.subarray(0, bytes));
-                // pipeWith pauses the socket itself when the client is full.
-                return true;
-              },
-            },
-          });
-    // Closed, it reads nothing more: the slab it would have read into goes back.
-    if (!openThrew && !dial) upstream.once('close', () => reading && giveSlab(reading.buffer));
-    // Records go out as soon as they are validated: Nagle's algorithm would hold small writes back for an ACK.
-    client.setNoDelay(true);
-    upstream.setNoDelay?.(true);
-
-    // The idle timer restarts with every upstream chunk; when it fires with a
-    // channel open or a record partly received, upstream has failed, unless
-    // the relay is not reading it (the client is slow: pipeRelay pauses
-    // upstream until the client drains), and then it starts again. It is
-    // only ever armed by a chunk, and a chunk is what opens a channel or
-    // starts a record.
-    let idleTimer: NodeJS.Timeout | null = null;
-    const touch = () => {
-      clientIdleTimer?.refresh();
-      if (idleTimeout === 0) return;
-      if (idleTimer) idleTimer.refresh();
-      else {
-        idleTimer = setTimeout(() => {
-          if (piped.stats.openChannels === 0 && !piped.inRecord) return;
-          if (upstream.isPaused()) idleTimer?.refresh();
-          else fail({ reason: 'upstream-timeout', phase: 'idle', afterMs: idleTimeout });
-        }, idleTimeout);
-      }
-    };
-    // The client idle timer restarts with every byte either way and every
-    // time the client drains what was queued for it. When it fires: a
-    // client that took nothing while upstream waited on it has gone; with
-    // something in flight and upstream read, the idle timer is in charge;
-    // with nothing in flight, the connection is doing nothing for anyone.
-    let idled = false;
-    const clientIdleTimer =
-      clientIdleTimeout === 0
-        ? null
-        : setTimeout(() => {
-            if (!upstream.isPaused() && (piped.stats.openChannels > 0 || piped.inRecord)) clientIdleTimer?.refresh();
-            else {
-              idled = !failed;
-              fail({ reason: 'client-idle-timeout', afterMs: clientIdleTimeout });
-            }
-          }, clientIdleTimeout);
-    const piped = pipeWith(upstream, client, { ...options, onFault: report }, { onChunk: touch, slabs: !openThrew && !dial });
-
-    /** Upstream failed (the first failure wins): reported, then the relay finishes the open channels. */
-    let failed = openThrew !== null;
-    let drained = false;
-    function fail(fault: UpstreamFault | DrainFault | ClientIdleFault): void {
-      if (failed) return;
-      failed = true;
-      const thrown = reportOwn(fault);
-      piped.abort(thrown ? thrown.error : new UpstreamGaveUp(fault.reason));
-    }
-    /** Reports a fault of the TCP relay's own; what onFault throws is returned, to end the connection with. */
-    function reportOwn(fault: UpstreamFault | DrainFault | ClientIdleFault): { error: unknown } | null {
-      try {
-        report(fault);
-        return null;
-      } catch (error) {
-        return { error };
-      }
-    }
-
-    let relaying = true;
-    live.set(id, {
-      stats: piped.stats,
-      cut(afterMs) {
-        if (relaying) {
-          drained = !failed;
-          fail({ reason: 'drain-timeout', afterMs });
-          return true;
-        }
-        // Relayed to its end and given its FIN, but the client has not closed its side: nothing is owed it.
-        if (!resetting) client.destroy();
-        return false;
-      },
-      reset() {
-        upstream.destroy();
-        if (!client.destroyed) client.resetAndDestroy();
-      },
-    });
-
-    let connectTimer: NodeJS.Timeout | null = null;
-    if (connectTimeout > 0) {
-      connectTimer = setTimeout(() => fail({ reason: 'upstream-timeout', phase: 'connect', afterMs: connectTimeout }), connectTimeout);
-    }
-    upstream.once('connect', () => {
-      if (connectTimer) clearTimeout(connectTimer);
-    });
-    // Registered before the relay's own listener, so the cause is reported before the channels it leaves incomplete.
-    upstream.prependListener('error', (error) => {
-      if (!(error instanceof UpstreamGaveUp)) {
-        if (failed) return;
-        failed = true;
-        const thrown = reportOwn(upstreamError(error));
-        if (thrown) piped.abort(thrown.error);
-      }
-    });
-
-    client.on('error', () => {});
-    // A client's half-close goes upstream: it has sent its last request.
-    client.on('end', () => upstream.end());
-    client.on('data', () => clientIdleTimer?.refresh());
-    client.on('drain', () => clientIdleTimer?.refresh());
-    client.pipe(upstream, { end: false });
-    const clientClosed = new Promise((resolve) => client.once('close', resolve));
-
-    let resetting = false;
-    piped.done.then(async (end) => {
-      relaying = false;
-      if (connectTimer) clearTimeout(connectTimer);
-      if (idleTimer) clearTimeout(idleTimer);
-      if (clientIdleTimer) clearTimeout(clientIdleTimer);
-      upstream.destroy();
-      let lingering: NodeJS.Timeout | undefined;
-      if (end.end === 'ended' && !failed) {
-        client.end();
-        // The client has its whole answer and its FIN; one that never closes its own side is closed for it.
-        if (clientIdleTimeout > 0) lingering = setTimeout(() => client.destroy(), clientIdleTimeout);
-      } else if (end.end !== 'output-error') {
-        resetting = true;
-        await resetAfterFlush(client);
-      }
-      const error =
-        end.end === 'ended' ? null : 'error' in end ? end.error : 'reason' in end ? end.reason : end.end === 'record-error' ? end.fault : end.failure;
-      await clientClosed;
-      clearTimeout(lingering);
-      live.delete(id);
-      const stats = piped.stats;
-      for (const key of SUMMED) closed[key] += stats[key];
-      addBuckets(closedBuckets, stats.validationBuckets);
-      const outcome: ConnectionEnd =
-        end.end === 'output-error' ? 'client-gone' : drained ? 'drained' : idled ? 'idle' : end.end === 'ended' && !failed ? 'ended' : 'failed';
-      try {
-        options.onClose?.(id, error, {
-          connection: id,
-          remote,
-          end: outcome,
-          durationMs: Math.round((performance.now() - opened) * 1000) / 1000,
-          bytesIn: stats.bytesIn,
-          bytesOut: stats.bytesOut,
-          recordsIn: stats.responsesIn + stats.finishesIn,
-          recordsOut: stats.responsesOut + stats.finishesOut,
-          faults: faultCount,
-        });
-      } catch {
-        // The connection is over; a throw here had no caller (an unhandled rejection) and kept drain() from resolving.
-      }
-      if (live.size === 0) whenEmpty?.();
-    });
-  }) as TcpRelay;
-
-  const stats = {} as TcpRelayStats;
-  const sum = (key: (typeof SUMMED)[number]) => {
-    let total = closed[key];
-    for (const c of live.values()) total += c.stats[key];
-    return total;
-  };
-  for (const key of SUMMED) Object.defineProperty(stats, key, { get: () => sum(key), enumerable: true });
-  Object.defineProperties(stats, {
-    validationBuckets: {
-      get: () => {
-        const buckets = closedBuckets.slice();
-        for (const c of live.values()) addBuckets(buckets, c.stats.validationBuckets);
-        return buckets;
-      },
-      enumerable: true,
+  checkCallbacks(options, ['dial', 'onFault', 'onOpen', 'onClose']);
+  const totals = new Totals();
+  const settings: Settings = {
+    options,
+    connectTimeout: checkTimeout('connectTimeout', options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT_MS),
+    idleTimeout: checkTimeout('idleTimeout', options.idleTimeout ?? DEFAULT_IDLE_TIMEOUT_MS),
+    clientIdleTimeout: checkTimeout('clientIdleTimeout', options.clientIdleTimeout ?? DEFAULT_CLIENT_IDLE_TIMEOUT_MS),
+    report(fault, connection) {
+      totals.count(fault);
+      options.onFault?.(fault, connection);
     },
-    connectionsOpen: { get: () => live.size, enumerable: true },
-    connectionsTotal: { get: () => connections, enumerable: true },
-    connectionsRefused: { get: () => refused, enumerable: true },
-    faults: { get: () => faults.all, enumerable: true },
-    faultsByReason: { get: () => ({ ...faults.byReason }), enumerable: true },
-    upstreamFailures: { get: () => ({ ...faults.upstream }), enumerable: true },
-  });
-
-  let draining: Promise<DrainResult> | null = null;
-  const drain = (timeoutMs = DEFAULT_DRAIN_TIMEOUT_MS): Promise<DrainResult> => {
-    checkTimeout('drain timeout', timeoutMs);
-    draining ??= new Promise<DrainResult>((resolve) => {
-      const open = live.size;
-      let cut = 0;
-      if (server.listening) server.close();
-      const timer = setTimeout(() => {
-        for (const c of [...live.values()]) if (c.cut(timeoutMs)) cut++;
-      }, timeoutMs);
-      whenEmpty = () => {
-        clearTimeout(timer);
-        resolve({ connections: open, cut });
-      };
-      if (live.size === 0) whenEmpty();
-    });
-    return draining;
+    retire: (stats) => totals.retire(stats),
   };
-  const reset = (): number => {
-    const open = [...live.values()];
-    for (const c of open) c.reset();
-    return open.length;
-  };
-  return Object.assign(server, { stats, drain, reset });
+  // allowHalfOpen: a client that has sent its last request (FIN) still gets every answer.
+  const core: ConnectionCore<RelayConnection, ConnectionSummary> = new ConnectionCore(
+    { maxConnections: options.maxConnections, allowHalfOpen: true, onOpen: options.onOpen, onClose: options.onClose },
+    (accepted) => new RelayConnection(settings, accepted, (error, summary) => core.closed(accepted.id, error, summary)),
+  );
+  const drain = (timeoutMs = DEFAULT_DRAIN_TIMEOUT_MS) => core.drain(timeoutMs);
+  return Object.assign(core.server, { stats: liveStats(core, totals), drain, reset: () => core.reset() }) as TcpRelay;
 }
-
-/**
- * Resets `socket` once its queued writes have left the process and had
- * RESET_LINGER_MS to arrive, or after RESET_FLUSH_MS if they have not left
- * by then (a client that does not read).
- */
-async function resetAfterFlush(socket: net.Socket): Promise<void> {
-  if (!socket.destroyed && socket.writable) {
-    let timer: NodeJS.Timeout | undefined;
-    const flushed = await Promise.race([
-      new Promise<boolean>((resolve) => socket.write(EMPTY, () => resolve(true))),
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(false), RESET_FLUSH_MS);
-      }),
-    ]);
-    clearTimeout(timer);
-    if (flushed) await new Promise((resolve) => setTimeout(resolve, RESET_LINGER_MS));
-  }
-  if (!socket.destroyed) socket.resetAndDestroy();
-}
-
-const EMPTY = new Uint8Array(0);

@@ -59,6 +59,7 @@
 // console.log: Workers Logs and `wrangler tail` show them.
 
 import { connect, type Socket } from 'cloudflare:sockets';
+import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS } from '../connection/defaults.js';
 import { type Endpoint, parseEndpoint } from '../relay/endpoint.js';
 import {
   backend,
@@ -110,8 +111,6 @@ export interface WorkerEnv {
   IDLE_TIMEOUT?: string;
 }
 
-const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
-const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
 /** The most a WebSocket client's messages may wait for upstream in the Worker (see the head of this file). */
 const CLIENT_QUEUE_BYTES = 1 << 20;
 /** A WebSocket close reason is at most 123 bytes of UTF-8. */
