@@ -5,6 +5,7 @@ import type { ListResourcesResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, expectTypeOf, test } from 'vitest';
 import * as core from '../src/runtime/core.js';
 import * as main from '../src/runtime/node.js';
+import * as proxy from '../src/runtime/proxy.js';
 import * as tcp from '../src/runtime/tcp.js';
 import type { Frame, FrameCodec } from '../src/index.js';
 
@@ -28,6 +29,7 @@ describe('the entries export no internals', () => {
     ['mcp-frames', main],
     ['mcp-frames/core', core],
     ['mcp-frames/tcp', tcp],
+    ['mcp-frames/proxy', proxy],
   ] as const)('%s', (_name, entry) => {
     for (const name of INTERNALS) expect(Object.keys(entry), name).not.toContain(name);
   });
@@ -35,6 +37,13 @@ describe('the entries export no internals', () => {
   test('VALIDATION_BUCKETS comes from the main entry only', () => {
     expect(Object.keys(main)).toContain('VALIDATION_BUCKETS');
     expect(Object.keys(tcp)).not.toContain('VALIDATION_BUCKETS');
+  });
+
+  test('the TCP relay and the proxy are each an entry of their own', () => {
+    expect(Object.keys(tcp)).toContain('createTcpRelay');
+    expect(Object.keys(tcp)).not.toContain('createProxy');
+    expect(Object.keys(proxy)).toContain('createProxy');
+    expect(Object.keys(proxy)).not.toContain('createTcpRelay');
   });
 
   test('a backend, as the entry gives it, shows its name and none of its calls', () => {

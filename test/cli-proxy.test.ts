@@ -148,13 +148,17 @@ describe('mcp-frames proxy', () => {
     proxy.child.kill('SIGTERM');
     expect((await draining).payload).toBeNull();
     expect(await proxy.exited).toBe(0);
-    expect(proxy.lines().map((l) => `${l.event} ${l.cause ?? ''}`.trim())).toEqual([
-      'listening',
-      'server-ready',
-      'fault timeout',
-      'drain',
-      'fault drain-timeout',
-      'drained',
+    const connectionLines = (l: Record<string, unknown>) => l.event === 'open' || l.event === 'close';
+    expect(
+      proxy
+        .lines()
+        .filter((l) => !connectionLines(l))
+        .map((l) => `${l.event} ${l.cause ?? ''}`.trim()),
+    ).toEqual(['listening', 'server-ready', 'fault timeout', 'drain', 'fault drain-timeout', 'drained']);
+    // The connection's own lines, as the relay writes them: it opened, and the drain cut it.
+    expect(proxy.lines().filter(connectionLines)).toEqual([
+      expect.objectContaining({ event: 'open', connection: 1, remote: expect.stringMatching(/^127\.0\.0\.1:\d+$/) }),
+      expect.objectContaining({ event: 'close', connection: 1, end: 'drained', lines: 2, answered: 0, notCarried: 2 }),
     ]);
   });
 

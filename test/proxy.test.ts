@@ -9,7 +9,8 @@ import type net from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createProxy, type McpProxy, type ProxyFault, type ProxyOptions } from '../src/proxy/proxy.js';
+import { createProxy, type McpProxy, type ProxyOptions } from '../src/proxy/proxy.js';
+import type { ProxyFault } from '../src/proxy/context.js';
 import type { ServerSpec } from '../src/proxy/upstream.js';
 import { readEnvelope } from '../src/proxy/message.js';
 import { ProxyClient, type Answer } from './support/proxy-client.js';
@@ -389,13 +390,13 @@ describe('proxy: every exchange ends', () => {
     expect(proxy.stats.refusedLines).toBe(1);
   });
 
-  it('drains: exchanges in flight get the drain time, then are not carried; the connection ends cleanly', async () => {
+  it('drains: exchanges in flight get the drain time, then are not carried, and the client gets their finishes and a reset', async () => {
     const { proxy, port, faults } = await start({ server: scripted() });
     const client = await connect(port);
     const hang = client.exchange(1, 'resources/read', { uri: 'scripted://hang' });
     await proxy.ready;
     await new Promise((r) => setTimeout(r, 50));
-    expect(await proxy.drain(200)).toEqual({ cut: 1 });
+    expect(await proxy.drain(200)).toEqual({ connections: 1, cut: 1 });
     expect((await hang).payload).toBeNull();
     await client.closed;
     expect(faults.map((f) => (f.fault as { cause?: string }).cause)).toEqual(['drain-timeout']);

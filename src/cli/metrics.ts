@@ -7,15 +7,15 @@
 // collect() copies its value from those stats when /metrics is asked, so
 // relaying a record never calls prom-client.
 //
-// # The histogram
+// # The histograms
 //
 // mcp_frames_validation_seconds is the relay's time per response frame,
 // measured per input chunk and divided among the responses that chunk
-// completed (src/relay/relay.ts says how). prom-client's Histogram takes one
-// observation per call, which would be a call per record; so this one
-// metric is a collector of our own, registered in the same registry, giving
-// prom-client the cumulative buckets, sum and count in the shape its own
-// histograms give (and its cluster aggregation sums).
+// completed (src/relay/relay.ts says how); mcp_frames_proxy_exchange_seconds
+// is the proxy's time from a line to its frame. prom-client's Histogram
+// takes one observation per call, which would be a call per record; so
+// both are one collector of our own (histogram()), registered in the same
+// registry, reading buckets the relay and the proxy count themselves.
 //
 // # Workers
 //
@@ -29,7 +29,7 @@ import type { RecordErrorReason } from '../records/record-error.js';
 import type { RelayFault } from '../relay/fault.js';
 import { VALIDATION_BUCKETS } from '../relay/relay.js';
 import type { ConnectionFault, Endpoint, TcpRelayStats, UpstreamFailure } from '../relay/tcp.js';
-import { LATENCY_BUCKETS, NOT_CARRIED_CAUSES, type ProxyStats } from '../proxy/proxy.js';
+import { LATENCY_BUCKETS, NOT_CARRIED_CAUSES, type ProxyStats } from '../proxy/context.js';
 
 export { AggregatorRegistry, Registry };
 
@@ -112,30 +112,38 @@ function gauge(registry: Registry, name: string, help: string, value: () => numb
   });
 }
 
-/** The per-response time as a Prometheus histogram: cumulative buckets, +Inf, sum and count. */
-function histogram(registry: Registry, stats: () => Readonly<TcpRelayStats>): void {
-  const name = `${PREFIX}validation_seconds`;
-  const help =
-    "The relay's time per response frame (reading records, checking the frame, handing it on): each input chunk's time divided among the responses it completed";
+/**
+ * A Prometheus histogram read from counts kept elsewhere: `read()` gives
+ * the count per bucket (one past the last bound for the rest) and the sum.
+ * Given to prom-client as cumulative buckets, +Inf, sum and count, in the
+ * shape its own histograms give (and its cluster aggregation sums).
+ */
+function histogram(
+  registry: Registry,
+  name: string,
+  help: string,
+  bounds: readonly number[],
+  read: () => { buckets: readonly number[]; sum: number },
+): void {
+  const full = PREFIX + name;
   const collector = {
-    name,
+    name: full,
     help,
     type: 'histogram',
     aggregator: 'sum',
     get: async () => {
-      const s = stats();
-      const buckets = s.validationBuckets;
+      const { buckets, sum } = read();
       let below = 0;
       const values: Array<{ labels: Record<string, string | number>; value: number; metricName: string }> = [];
-      VALIDATION_BUCKETS.forEach((bound, k) => {
+      bounds.forEach((bound, k) => {
         below += buckets[k] ?? 0;
-        values.push({ labels: { le: bound }, value: below, metricName: `${name}_bucket` });
+        values.push({ labels: { le: bound }, value: below, metricName: `${full}_bucket` });
       });
-      const count = below + (buckets[VALIDATION_BUCKETS.length] ?? 0);
-      values.push({ labels: { le: '+Inf' }, value: count, metricName: `${name}_bucket` });
-      values.push({ labels: {}, value: s.validationSeconds, metricName: `${name}_sum` });
-      values.push({ labels: {}, value: count, metricName: `${name}_count` });
-      return { name, help, type: 'histogram', aggregator: 'sum', values };
+      const count = below + (buckets[bounds.length] ?? 0);
+      values.push({ labels: { le: '+Inf' }, value: count, metricName: `${full}_bucket` });
+      values.push({ labels: {}, value: sum, metricName: `${full}_sum` });
+      values.push({ labels: {}, value: count, metricName: `${full}_count` });
+      return { name: full, help, type: 'histogram', aggregator: 'sum', values };
     },
   };
   // The registry asks a metric for get() alone; the collector is a metric in all but class.
@@ -173,7 +181,16 @@ export function relayRegistry(stats: () => Readonly<TcpRelayStats>): Registry {
   );
   gauge(registry, 'open_channels', 'Channels open now, over all connections', () => stats().openChannels);
   gauge(registry, 'held_bytes', 'Payload bytes held now by the open channels, over all connections', () => stats().heldBytes);
-  histogram(registry, stats);
+  histogram(
+    registry,
+    'validation_seconds',
+    "The relay's time per response frame (reading records, checking the frame, handing it on): each input chunk's time divided among the responses it completed",
+    VALIDATION_BUCKETS,
+    () => {
+      const s = stats();
+      return { buckets: s.validationBuckets, sum: s.validationSeconds };
+    },
+  );
   return registry;
 }
 
@@ -248,38 +265,20 @@ export async function serveMetrics(at: Endpoint, scrape: () => Promise<string>):
   return { server, port: (server.address() as { port: number }).port };
 }
 
-/** The proxy's exchange latency as a Prometheus histogram, read from its counts at scrape. */
-function latencyHistogram(registry: Registry, stats: () => Readonly<ProxyStats>): void {
-  const name = `${PREFIX}proxy_exchange_seconds`;
-  const help = 'Time from a request line to the frame sent for it, for exchanges answered with a frame';
-  const collector = {
-    name,
-    help,
-    type: 'histogram',
-    aggregator: 'sum',
-    get: async () => {
-      const s = stats();
-      let below = 0;
-      const values: Array<{ labels: Record<string, string | number>; value: number; metricName: string }> = [];
-      LATENCY_BUCKETS.forEach((bound, k) => {
-        below += s.latencyBuckets[k] ?? 0;
-        values.push({ labels: { le: bound }, value: below, metricName: `${name}_bucket` });
-      });
-      const count = below + (s.latencyBuckets[LATENCY_BUCKETS.length] ?? 0);
-      values.push({ labels: { le: '+Inf' }, value: count, metricName: `${name}_bucket` });
-      values.push({ labels: {}, value: s.latencySeconds, metricName: `${name}_sum` });
-      values.push({ labels: {}, value: count, metricName: `${name}_count` });
-      return { name, help, type: 'histogram', aggregator: 'sum', values };
-    },
-  };
-  registry.registerMetric(collector as unknown as Metric);
-}
-
 /** A registry with the proxy's metrics, each read from `stats()` when scraped. */
 export function proxyRegistry(stats: () => Readonly<ProxyStats>): Registry {
   const registry = new Registry();
   gauge(registry, 'proxy_connections_open', 'Client connections open now', () => stats().connectionsOpen);
   counter(registry, 'proxy_connections_total', 'Client connections accepted', () => stats().connectionsTotal);
+  counter(registry, 'proxy_connections_refused_total', 'Clients reset as they came, past --max-connections', () => stats().connectionsRefused);
+  labelledCounter(
+    registry,
+    'proxy_clients_reset_total',
+    'Clients the proxy reset: for leaving too many answers unread (overrun), or for going nowhere (idle)',
+    'cause',
+    ['overrun', 'idle'],
+    () => ({ overrun: stats().clientOverruns, idle: stats().clientIdleTimeouts }),
+  );
   gauge(registry, 'proxy_in_flight', 'Exchanges in flight now', () => stats().inFlight);
   labelledCounter(
     registry,
@@ -310,6 +309,15 @@ export function proxyRegistry(stats: () => Readonly<ProxyStats>): Registry {
   counter(registry, 'proxy_notifications_dropped_total', "The server's notifications, dropped", () => stats().notificationsDropped);
   counter(registry, 'proxy_server_requests_refused_total', "The server's own requests, answered with an error", () => stats().serverRequestsRefused);
   counter(registry, 'proxy_late_answers_total', 'Answers that came after their exchange ended', () => stats().lateAnswers);
-  latencyHistogram(registry, stats);
+  histogram(
+    registry,
+    'proxy_exchange_seconds',
+    'Time from a request line to the frame sent for it, for exchanges answered with a frame',
+    LATENCY_BUCKETS,
+    () => {
+      const s = stats();
+      return { buckets: s.latencyBuckets, sum: s.latencySeconds };
+    },
+  );
   return registry;
 }

@@ -52,7 +52,7 @@ const RELAY_FLAGS = {
 const TCP_FLAGS = ['connect-timeout', 'idle-timeout', 'client-idle-timeout', 'drain-timeout', 'max-connections', 'workers', 'metrics'] as const;
 
 /** Most --max-connections takes: past it, two descriptors each outrun any system's limit. */
-const MAX_CONNECTIONS_LIMIT = 1_000_000;
+export const MAX_CONNECTIONS_LIMIT = 1_000_000;
 
 /** Most workers --workers takes: far past any core count, short of a fork bomb. */
 const MAX_WORKERS = 1024;
@@ -126,7 +126,7 @@ export async function relayCommand(args: readonly string[], io: Io): Promise<num
     const metrics = flags.values.metrics;
     const upstreamAt = endpointOf(upstream, 'upstream');
     // The TCP relay's modules (and node:net) load only for a TCP relay: a stream relay starts without them.
-    const [{ DEFAULT_DRAIN_TIMEOUT_MS }, { serveTcp, serveWorker }] = await Promise.all([import('../relay/tcp.js'), import('./serve.js')]);
+    const [{ DEFAULT_DRAIN_TIMEOUT_MS }, { serveTcp, serveWorker }] = await Promise.all([import('../connection/defaults.js'), import('./serve.js')]);
     // Port 0 means "any" to listen on, and nothing to connect to: every client would be refused.
     if (upstreamAt.port === 0) throw new UsageError(`relay: --upstream '${upstream}' has port 0, which nothing can be connected to`);
     const config: ServeConfig = {

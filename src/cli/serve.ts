@@ -31,6 +31,7 @@
 import cluster from 'node:cluster';
 import net from 'node:net';
 import os from 'node:os';
+import type { DrainResult } from '../connection/server.js';
 import { createTcpRelay, type Endpoint, type TcpRelay, type TcpRelayOptions } from '../relay/tcp.js';
 import { UsageError } from './args.js';
 import { fsReason, type Io } from './io.js';
@@ -41,13 +42,13 @@ import { Log, type LogLevel } from './log.js';
  * prom-client, an optional dependency, which a library user need not have.
  * Without it, --metrics is a usage error that says what to install.
  */
-export async function loadMetrics(): Promise<typeof import('./metrics.js')> {
+export async function loadMetrics(command = 'relay'): Promise<typeof import('./metrics.js')> {
   try {
     return await import('./metrics.js');
   } catch (err) {
     const e = err as { code?: unknown; message?: unknown };
     if (e.code === 'ERR_MODULE_NOT_FOUND' && String(e.message).includes("'prom-client'")) {
-      throw new UsageError('relay: --metrics needs prom-client, an optional dependency that is not installed (npm install prom-client)', false);
+      throw new UsageError(`${command}: --metrics needs prom-client, an optional dependency that is not installed (npm install prom-client)`, false);
     }
     throw err;
   }
@@ -78,21 +79,98 @@ export type FromWorker =
 
 export const hostPort = (e: Endpoint): string => (e.host.includes(':') ? `[${e.host}]:${e.port}` : `${e.host}:${e.port}`);
 
-/** The relay server, its events written to `log`; every connection still open is reset when the process exits. */
+/** The open and close log lines of a server on the connection core, at info. */
+export function connectionLines(log: Log): {
+  onOpen?: (connection: number, remote: string) => void;
+  onClose?: (connection: number, error: unknown, summary: object) => void;
+} {
+  if (!log.keeps('info')) return {};
+  return {
+    onOpen: (connection, remote) => log.line('info', 'open', { connection, remote }),
+    onClose: (_connection, _error, summary) => log.line('info', 'close', { ...summary }),
+  };
+}
+
+/** The relay server, its events written to `log`. */
 function relayServer(config: ServeConfig, log: Log): TcpRelay {
-  const server = createTcpRelay({
+  return createTcpRelay({
     ...config.relay,
     upstream: config.upstream,
     onFault: (fault, connection) => log.fault(fault, connection),
-    onOpen: log.keeps('info') ? (connection, remote) => log.line('info', 'open', { connection, remote }) : undefined,
-    onClose: log.keeps('info') ? (_connection, _error, summary) => log.line('info', 'close', { ...summary }) : undefined,
+    ...connectionLines(log),
   });
-  // First among the exit handlers: one before it that threw would keep it from running.
-  process.prependListener('exit', () => server.reset());
-  return server;
 }
 
-async function listenOn(server: TcpRelay, at: Endpoint): Promise<number> {
+/** What the CLI serves on a port: the relay or the proxy, both on the connection core. */
+export interface Listener {
+  readonly server: net.Server;
+  drain(ms: number): Promise<DrainResult>;
+  reset(): number;
+  /** The metrics registry, made once prom-client has loaded. */
+  registry?(metrics: typeof import('./metrics.js')): import('./metrics.js').Registry;
+  /** Ends everything now, when the command cannot start (its port taken). */
+  close?(): Promise<void>;
+}
+
+export interface ListenPlan {
+  command: 'relay' | 'proxy';
+  listen: Endpoint;
+  metrics?: Endpoint;
+  drainTimeoutMs: number;
+  /** The listening line's own fields, after `listening` (and before `metrics`). */
+  fields: Readonly<Record<string, unknown>>;
+  /** Counted in the drain line: what is open when the signal comes. */
+  open: () => Readonly<Record<string, number>>;
+}
+
+/**
+ * The one way the CLI serves a port: listen (a usage error when the port
+ * cannot be had), serve /metrics, print the listening line, wait for
+ * SIGTERM or SIGINT, drain, and resolve 0. Every connection still open is
+ * reset should the process exit first.
+ */
+export async function listenAndServe(listener: Listener, plan: ListenPlan, log: Log, io: Io): Promise<number> {
+  // Before listening: without prom-client, nothing is opened.
+  const metricsModule = plan.metrics ? await loadMetrics(plan.command) : undefined;
+  // First among the exit handlers: one before it that threw would keep it from running.
+  process.prependListener('exit', () => listener.reset());
+  let port: number;
+  try {
+    port = await listenOn(listener.server, plan.listen);
+  } catch (err) {
+    await listener.close?.();
+    throw new UsageError(`${plan.command}: cannot listen on ${hostPort(plan.listen)}: ${fsReason(err)}`, false);
+  }
+  let metrics: Awaited<ReturnType<typeof import('./metrics.js').serveMetrics>> | undefined;
+  if (plan.metrics && metricsModule && listener.registry) {
+    const registry = listener.registry(metricsModule);
+    try {
+      metrics = await metricsModule.serveMetrics(plan.metrics, () => registry.metrics());
+    } catch (err) {
+      listener.server.close();
+      await listener.close?.();
+      throw new UsageError(`${plan.command}: cannot serve metrics on ${hostPort(plan.metrics)}: ${fsReason(err)}`, false);
+    }
+  }
+  log.always('info', 'listening', {
+    listening: hostPort({ ...plan.listen, port }),
+    ...plan.fields,
+    ...(metrics && plan.metrics ? { metrics: hostPort({ ...plan.metrics, port: metrics.port }) } : {}),
+  });
+
+  const signal = await new Promise<NodeJS.Signals>((resolve) => onSignals(resolve));
+  log.line('info', 'drain', { signal, timeoutMs: plan.drainTimeoutMs, ...plan.open() });
+  const drained = await listener.drain(plan.drainTimeoutMs);
+  log.line('info', 'drained', { ...drained });
+  metrics?.server.close();
+  metrics?.server.closeAllConnections();
+  // Its log lines go out first, for at most two seconds, as a worker's do: a stderr that nobody reads
+  // held the process after its drain, for as long as it was not read.
+  if (!(await io.settle(2000))) process.exit(0);
+  return 0;
+}
+
+async function listenOn(server: net.Server, at: Endpoint): Promise<number> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(at.port, at.host, () => {
@@ -108,7 +186,7 @@ async function listenOn(server: TcpRelay, at: Endpoint): Promise<number> {
  * Calls `first` on the first SIGINT or SIGTERM; on the second, exits at
  * once with 128 + its number.
  */
-export function onSignals(first: (signal: NodeJS.Signals) => void): void {
+function onSignals(first: (signal: NodeJS.Signals) => void): void {
   let seen = false;
   const handle = (signal: NodeJS.Signals) => {
     if (seen) process.exit(128 + (os.constants.signals[signal] ?? 0));
@@ -122,46 +200,32 @@ export function onSignals(first: (signal: NodeJS.Signals) => void): void {
 /** Runs the TCP relay in this process until signalled; resolves 0 once drained. */
 export async function serveTcp(config: ServeConfig, io: Io): Promise<number> {
   const log = new Log(io.log, config.logLevel);
-  // Before listening: without prom-client, nothing is opened.
-  const metricsModule = config.metrics ? await loadMetrics() : undefined;
   const server = relayServer(config, log);
-  let port: number;
-  try {
-    port = await listenOn(server, config.listen);
-  } catch (err) {
-    throw new UsageError(`relay: cannot listen on ${hostPort(config.listen)}: ${fsReason(err)}`, false);
-  }
-  let metrics: Awaited<ReturnType<typeof import('./metrics.js').serveMetrics>> | undefined;
-  if (config.metrics && metricsModule) {
-    const { relayRegistry, serveMetrics } = metricsModule;
-    const registry = relayRegistry(() => server.stats);
-    try {
-      metrics = await serveMetrics(config.metrics, () => registry.metrics());
-    } catch (err) {
-      server.close();
-      throw new UsageError(`relay: cannot serve metrics on ${hostPort(config.metrics)}: ${fsReason(err)}`, false);
-    }
-  }
-  log.always('info', 'listening', {
-    listening: hostPort({ ...config.listen, port }),
-    upstream: hostPort(config.upstream),
-    ...(metrics && config.metrics ? { metrics: hostPort({ ...config.metrics, port: metrics.port }) } : {}),
-    workers: 1,
-    // Which backend checks the bytes: 'auto' falls back to js when no core loads, and says so here.
-    backend: config.relay.backend?.name,
-    judges: config.judges,
-  });
-
-  const signal = await new Promise<NodeJS.Signals>((resolve) => onSignals(resolve));
-  log.line('info', 'drain', { signal, timeoutMs: config.drainTimeoutMs, connections: server.stats.connectionsOpen });
-  const drained = await server.drain(config.drainTimeoutMs);
-  log.line('info', 'drained', { ...drained });
-  metrics?.server.close();
-  metrics?.server.closeAllConnections();
-  // Its log lines go out first, for at most two seconds, as a worker's do: a stderr that nobody reads
-  // held the process after its drain, for as long as it was not read.
-  if (!(await io.settle(2000))) process.exit(0);
-  return 0;
+  const listener: Listener = {
+    server,
+    drain: (ms) => server.drain(ms),
+    reset: () => server.reset(),
+    registry: (metrics) => metrics.relayRegistry(() => server.stats),
+  };
+  return listenAndServe(
+    listener,
+    {
+      command: 'relay',
+      listen: config.listen,
+      metrics: config.metrics,
+      drainTimeoutMs: config.drainTimeoutMs,
+      fields: {
+        upstream: hostPort(config.upstream),
+        workers: 1,
+        // Which backend checks the bytes: 'auto' falls back to js when no core loads, and says so here.
+        backend: config.relay.backend?.name,
+        judges: config.judges,
+      },
+      open: () => ({ connections: server.stats.connectionsOpen }),
+    },
+    log,
+    io,
+  );
 }
 
 /** Runs one worker of a cluster: relays the connections the primary sends, drains when told, exits 0 once drained. */
@@ -170,6 +234,8 @@ export async function serveWorker(config: ServeConfig, io: Io): Promise<number> 
   const log = new Log(io.log, config.logLevel, { worker: worker.id });
   // The primary counts connections against --max-connections: it accepts them.
   const server = relayServer({ ...config, relay: { ...config.relay, maxConnections: 0 } }, log);
+  // Every connection still open is reset should the worker exit first (first among the exit handlers).
+  process.prependListener('exit', () => server.reset());
   const send = (message: FromWorker) => process.send?.(message);
 
   let registry: import('./metrics.js').Registry | undefined;

@@ -10,10 +10,12 @@ import {
   DEFAULT_CLIENT_IDLE_TIMEOUT_MS,
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_DRAIN_TIMEOUT_MS,
+  DEFAULT_EXCHANGE_TIMEOUT_MS,
   DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_MAX_CLIENT_QUEUE_BYTES,
   DEFAULT_MAX_CONNECTIONS,
-} from '../relay/tcp.js';
-import { DEFAULT_EXCHANGE_TIMEOUT_MS } from '../proxy/defaults.js';
+  DEFAULT_MAX_LINE_BYTES,
+} from '../connection/defaults.js';
 import { U32_MAX } from '../records/record.js';
 import { DEFAULT_VECTORS_DIR } from './vectors-dir.js';
 import { size } from './output.js';
@@ -31,7 +33,8 @@ const SYNOPSIS = `Usage:
   mcp-frames relay [--validate json|full|none] [--endpoint NAME] [--backend B]
                    [limits] [IN [OUT]]
   mcp-frames relay --listen HOST:PORT --upstream HOST:PORT [same flags]
-  mcp-frames proxy --listen HOST:PORT (-- COMMAND [ARGS...] | --server-url URL)
+  mcp-frames proxy --listen HOST:PORT [--validate full|json] [proxy flags]
+                   (-- COMMAND [ARGS...] | --server-url URL)
   mcp-frames conformance [--backend B] [DIR]
   mcp-frames help | --help | -h      all of the help (also: COMMAND --help)
   mcp-frames --version               the package version`;
@@ -111,8 +114,12 @@ function commandText(name: CommandName): string {
       reset, and a line says so:
         {"connection":n,"reason":"client-idle-timeout","afterMs":n}`;
     case 'proxy':
-      return `  mcp-frames proxy --listen HOST:PORT [--exchange-timeout S] [--drain-timeout S]
-                   [--metrics HOST:PORT] [--log-level L] [--backend B]
+      return `  mcp-frames proxy --listen HOST:PORT [--validate full|json] [--backend B]
+                   [--exchange-timeout S] [--client-idle-timeout S]
+                   [--drain-timeout S] [--max-connections N]
+                   [--max-client-queue N] [--max-line-bytes N]
+                   [--max-message-bytes N] [--metrics HOST:PORT]
+                   [--log-level error|warn|info]
                    (-- COMMAND [ARGS...] | --server-url URL)
       Runs COMMAND as a stdio MCP server, or reaches the Streamable HTTP
       server at URL, initializes it once, and serves TCP clients. A client
@@ -120,13 +127,19 @@ function commandText(name: CommandName): string {
         {"channel":N,"method":"resources/read","params":{...}}
       (method: one of the eight endpoints' methods) and gets that channel's
       response record, then its finish. The frame is the server's result or
-      error member byte for byte as the server wrote it. An exchange is not
+      error member byte for byte as the server wrote it, judged first by
+      --validate: full (default) holds it to every wire rule, the method's
+      schema included; json to the tag and strict JSON. An exchange is not
       carried (its finish alone, and a fault line naming the cause) when the
-      answer breaks the wire rules, the server ends (it is started again
-      after a backoff), --exchange-timeout passes (default ${DEFAULT_EXCHANGE_TIMEOUT_MS / 1000}; the
-      server is sent notifications/cancelled), or the proxy drains. Refused
-      lines are reported. Prints {"listening":...} on stderr; log lines,
-      --metrics and the drain on SIGTERM are the relay's.`;
+      answer breaks those rules or is past --max-message-bytes, the server
+      ends (it is started again after a backoff) or is not reading its
+      requests, --exchange-timeout passes (default ${DEFAULT_EXCHANGE_TIMEOUT_MS / 1000}; the server is sent
+      notifications/cancelled), or the proxy drains. Refused lines are
+      reported. A client that leaves more than --max-client-queue bytes of
+      answers unread is reset and its exchanges cancelled at the server.
+      Prints {"listening":...} on stderr; log lines, --max-connections,
+      --client-idle-timeout, --metrics and the drain on SIGTERM are the
+      relay's.`;
     case 'conformance':
       return `  mcp-frames conformance [--backend B] [DIR]
       Answers the vectors in DIR/frames.json and DIR/streams.json, one line
@@ -141,7 +154,7 @@ const COMMAND_FLAGS: Readonly<Record<CommandName, readonly string[]>> = {
   decode: ['endpoint', 'backend', 'hex'],
   inspect: ['endpoint', 'backend', 'json', 'limits'],
   relay: ['endpoint', 'backend', 'limits', 'tcp'],
-  proxy: ['backend'],
+  proxy: ['backend', 'proxy'],
   conformance: ['backend'],
 };
 
@@ -174,6 +187,22 @@ ${wrap(BACKEND_CHOICES.join(', '), 26)}
                           default ${DEFAULT_MAX_HELD_BYTES} (${size(DEFAULT_MAX_HELD_BYTES)}), from 0 up to 2^53 - 1
   Limits are whole numbers in decimal; breaking one is a record error
   (oversize, too-many-channels, held-limit) that stops the stream.`;
+    case 'proxy':
+      return `  --validate full|json    proxy: how much of the wire rules answers are held to;
+                          default full
+  --exchange-timeout S    proxy: seconds an exchange may wait for its answer;
+                          default ${DEFAULT_EXCHANGE_TIMEOUT_MS / 1000}, 0 for never
+  --client-idle-timeout S seconds a connection may go nowhere; default ${DEFAULT_CLIENT_IDLE_TIMEOUT_MS / 1000}
+  --drain-timeout S       seconds exchanges in flight get after SIGTERM or
+                          SIGINT; default ${DEFAULT_DRAIN_TIMEOUT_MS / 1000}
+  --max-connections N     most connections open at once; default ${DEFAULT_MAX_CONNECTIONS}
+  --max-client-queue N    answer bytes a client may leave unread before it is
+                          reset; default ${DEFAULT_MAX_CLIENT_QUEUE_BYTES} (${size(DEFAULT_MAX_CLIENT_QUEUE_BYTES)})
+  --max-line-bytes N      the longest request line; default ${DEFAULT_MAX_LINE_BYTES} (${size(DEFAULT_MAX_LINE_BYTES)})
+  --max-message-bytes N   the longest message read from the server; a longer
+                          answer is not carried; default ${DEFAULT_MAX_FRAME_BYTES + 64 * 1024}
+  --metrics HOST:PORT     serve GET /metrics there (Prometheus)
+  --log-level L           error, warn (default) or info`;
     default:
       return `  --connect-timeout S     relay --listen: seconds upstream may take to accept a
                           connection; default ${DEFAULT_CONNECT_TIMEOUT_MS / 1000}, 0 for the system's own
@@ -217,7 +246,7 @@ const TITLE = () => `mcp-frames ${version()}: MCP channel responses as frames, s
 /** The whole help: every command, every flag, the exit statuses. */
 export async function usage(): Promise<string> {
   const flags: string[] = [];
-  for (const group of ['endpoint', 'backend', 'hex', 'json', 'limits', 'tcp']) flags.push(await flagText(group));
+  for (const group of ['endpoint', 'backend', 'hex', 'json', 'limits', 'tcp', 'proxy']) flags.push(await flagText(group));
   return `${TITLE()}
 
 Usage:

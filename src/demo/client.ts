@@ -1,5 +1,5 @@
-// The demo's client side: asks for exchanges, and decodes the outcomes that
-// come back through the relay into SDK types and McpError.
+// The demo's client side: asks for exchanges on request lines (WIRE.md section 8), and decodes the
+// outcomes that come back through the relay into SDK types and McpError.
 
 import net from 'node:net';
 import type { McpError } from '@modelcontextprotocol/sdk/types.js';
@@ -8,7 +8,7 @@ import { toMcpError } from '../frame/mcp-error.js';
 import { StreamDecoder } from '../exchange/decoder.js';
 import type { Outcome, StreamEnd } from '../exchange/outcome.js';
 import type { Backend } from '../backend/backend.js';
-import { codecForMethod, type ExchangeRequest } from './proxy.js';
+import { codecOfMethod, type ExchangeRequest } from '../proxy/request-line.js';
 
 /** What one exchange came to, as the client sees it. */
 export interface Exchange {
@@ -112,7 +112,7 @@ export class DemoClient {
 
   /** Asks for one exchange; resolves with its outcome. */
   exchange(method: string, params?: Record<string, unknown>): Promise<Exchange> {
-    const codec = codecForMethod(method);
+    const codec = codecOfMethod(method);
     if (!codec) return Promise.reject(new RangeError(`no codec for ${method}`));
     const channel = this.nextChannel++;
     this.codecs.set(channel, codec);

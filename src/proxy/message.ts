@@ -140,3 +140,100 @@ export function isEnvelopeFault(e: Envelope | EnvelopeFault): e is EnvelopeFault
 export function parseSpan(b: Uint8Array, span: Span): unknown {
   return JSON.parse(decoder.decode(b.subarray(span.start, span.end)));
 }
+
+/** The most bytes of an id the scanner keeps: the proxy's own ids are short numbers. */
+const MAX_ID_BYTES = 64;
+/** The most bytes of a member name the scanner keeps: enough for "id", escaped or not. */
+const MAX_NAME_BYTES = 32;
+
+/**
+ * Finds the top-level `id` of a message too long to hold, as its pieces
+ * stream past: in constant memory, whether `id` comes before `result` (as
+ * some servers write it) or after it (as the TypeScript SDK's servers do).
+ * Only the structure is followed (strings, escapes, nesting); the message
+ * is not checked, since it is not carried anyway.
+ */
+export class IdScanner {
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+  /** At depth 1, what the next string is: a member name, or a value. */
+  private expectName = true;
+  private name: number[] = [];
+  private naming = false;
+  /** Reading the value of an `id` member at depth 1. */
+  private capturing = false;
+  private captured: number[] = [];
+  /** The last `id` value's text seen so far (the last of duplicate names wins, as in JSON.parse). */
+  private idText: string | null = null;
+
+  /** Reads the next piece of the message. */
+  push(piece: Uint8Array): void {
+    for (let i = 0; i < piece.length; i++) this.step(piece[i]);
+  }
+
+  private step(c: number): void {
+    if (this.inString) {
+      this.inString = !(c === QUOTE && !this.escaped);
+      this.escaped = !this.escaped && c === BACKSLASH;
+      if (this.naming) {
+        if (this.inString && this.name.length <= MAX_NAME_BYTES) this.name.push(c);
+        else if (!this.inString) this.named();
+      } else if (this.capturing) this.capture(c);
+      return;
+    }
+    if (this.capturing && this.depth === 1 && (c === COMMA || c === CLOSE_OBJECT)) this.captureEnd();
+    if (c === QUOTE) {
+      this.inString = true;
+      this.naming = this.depth === 1 && this.expectName;
+      this.name = [];
+      if (this.capturing) this.capture(c);
+      return;
+    }
+    if (c === OPEN_OBJECT || c === OPEN_ARRAY) this.depth++;
+    else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) this.depth--;
+    else if (c === COMMA && this.depth === 1) this.expectName = true;
+    if (this.capturing && c !== SPACE && c !== TAB && c !== LF && c !== CR) this.capture(c);
+  }
+
+  /** A member name at depth 1 has closed: a value follows, captured when the name is `id`. */
+  private named(): void {
+    this.naming = false;
+    this.expectName = false;
+    let text: unknown;
+    try {
+      text = JSON.parse(`"${String.fromCharCode(...this.name)}"`);
+    } catch {
+      text = undefined;
+    }
+    this.capturing = text === 'id' && this.name.length <= MAX_NAME_BYTES;
+    this.captured = [];
+  }
+
+  private capture(c: number): void {
+    if (this.captured.length > MAX_ID_BYTES) {
+      this.capturing = false;
+      this.idText = null;
+      return;
+    }
+    // A ':' before the value is not part of it.
+    if (this.captured.length === 0 && c === COLON) return;
+    this.captured.push(c);
+  }
+
+  private captureEnd(): void {
+    this.capturing = false;
+    this.idText = decoder.decode(Uint8Array.from(this.captured));
+  }
+
+  /** The `id` read, once the message has ended: a number or a string, or undefined when there was none that could be read. */
+  id(): unknown {
+    if (this.capturing) this.captureEnd();
+    if (this.idText === null) return undefined;
+    try {
+      return JSON.parse(this.idText);
+    } catch {
+      return undefined;
+    }
+  }
+}

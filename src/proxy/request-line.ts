@@ -6,9 +6,11 @@
 // method is one of the package's endpoints; params, when present, is an
 // object, sent to the server as the request's params.
 
+import { validateJsonText } from '../contract/json-text.js';
 import { ENDPOINTS } from '../frame/endpoints.js';
 import type { FrameCodec } from '../frame/frame.js';
 import { U32_MAX } from '../records/record.js';
+import { Status, statusName } from '../wire/status.js';
 
 /** The MCP methods a request line may name: one per endpoint. */
 export const PROXY_METHODS: readonly string[] = Object.values(ENDPOINTS).map((c) => c.method);
@@ -20,12 +22,20 @@ export interface ExchangeRequest {
   params?: Record<string, unknown>;
 }
 
-/** Why a line is refused: `channel` is known when the line named a valid one (its exchange then gets a finish). */
+/**
+ * Why a line is refused: `channel` is known when the line named a valid
+ * one (its exchange then gets a finish). A line that is not UTF-8, or not
+ * strict JSON text (WIRE.md rule 4.1), names the `rule` it broke and the
+ * `offset` into the line where it did.
+ */
 export interface LineRefusal {
-  refused: 'bad-json' | 'bad-channel' | 'unknown-method' | 'bad-params';
+  refused: 'bad-utf8' | 'bad-json' | 'bad-channel' | 'unknown-method' | 'bad-params' | 'too-many-in-flight';
   message: string;
   channel?: number;
   method?: string;
+  rule?: string;
+  offset?: number;
+  limit?: number;
 }
 
 const CODECS = new Map<string, FrameCodec<unknown>>(Object.values(ENDPOINTS).map((c) => [c.method, c]));
@@ -36,6 +46,29 @@ export function codecOfMethod(method: string): FrameCodec<unknown> | undefined {
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const decoder = new TextDecoder();
+
+/**
+ * Reads one line's bytes (without the line end): held to rule 4.1 first,
+ * so that a line is sent on as the client wrote it or refused, never
+ * rewritten (invalid UTF-8 would have become U+FFFD; a lone surrogate or
+ * 1e400 would have been printed again as something else).
+ */
+export function readRequestBytes(bytes: Uint8Array): ExchangeRequest | LineRefusal {
+  const fault = validateJsonText(bytes, 0, bytes.length);
+  if (fault) {
+    const rule = statusName(fault.status) ?? 'json-syntax';
+    const utf8 = fault.status === Status.Utf8 || fault.status === Status.Bom;
+    return {
+      refused: utf8 ? 'bad-utf8' : 'bad-json',
+      message: utf8 ? `a request line is UTF-8 (byte ${fault.offset})` : `a request line is strict JSON text (${rule} at byte ${fault.offset})`,
+      rule,
+      offset: fault.offset,
+    };
+  }
+  return readRequestLine(decoder.decode(bytes));
+}
 
 /** Reads one line (its text, without the line end). */
 export function readRequestLine(text: string): ExchangeRequest | LineRefusal {

@@ -27,19 +27,5 @@ export {
   type UpstreamFailure,
   type UpstreamFault,
 } from '../relay/tcp.js';
-export {
-  createProxy,
-  DEFAULT_EXCHANGE_TIMEOUT_MS,
-  LATENCY_BUCKETS,
-  NOT_CARRIED_CAUSES,
-  type DrainResult as ProxyDrainResult,
-  type McpProxy,
-  type NotCarriedCause,
-  type ProxyFault,
-  type ProxyOptions,
-  type ProxyStats,
-} from '../proxy/proxy.js';
-export type { HttpServer, ServerEnd, ServerSpec, StdioServer } from '../proxy/upstream.js';
-export { PROXY_METHODS, readRequestLine, type ExchangeRequest, type LineRefusal } from '../proxy/request-line.js';
 // Every type of the main entry, since its options and stats are made of them (its values stay the main entry's).
 export type * from '../index.js';

@@ -1,0 +1,134 @@
+// Lines out of a byte stream: the proxy's one line splitter, for clients' request lines, a stdio server's messages and server-sent events.
+//
+// # A line's bytes are the receiver's
+//
+// A line is handed over once, as a view the receiver may keep: a view of
+// the chunk it lay in whole (a chunk the socket or pipe made for this read,
+// which nobody writes again), or the splitter's own buffer, which it then
+// lets go of. Nothing is decoded to a string here.
+//
+// # A partly received line costs its own bytes
+//
+// The bytes of a line not yet ended are copied into one buffer that grows
+// by doubling, up to the limit, so holding n bytes costs at most 2n: kept
+// as the chunks they came in, a line sent a byte at a time cost some 119
+// bytes of memory for each byte (a Buffer and its backing store for every
+// chunk), and the 1 MiB line limit about 120 MiB a connection.
+//
+// # A line past the limit
+//
+// Its bytes are never held whole. The receiver's `long` handler is given
+// the part held so far, then every further piece as it streams in, the
+// last with `end` set; it reads what it needs on the way (a stdio server's
+// JSON-RPC id) and nothing more is kept. Or it stops the splitter.
+
+const LF = 0x0a;
+const CR = 0x0d;
+/** The first buffer for a line cut across chunks; it doubles from there. */
+const FIRST_BUFFER = 256;
+
+export interface LineHandler {
+  /** A whole line, without its LF (nor a CR before it): the receiver's to keep. */
+  line(bytes: Uint8Array): void;
+  /**
+   * A line grew past the limit: the bytes held so far, then each further
+   * piece of it, `end` set on the last (its LF not included).
+   */
+  long(piece: Uint8Array, end: boolean): void;
+}
+
+export class LineReader {
+  /** The bytes of the line not yet ended, in buffer[0, held). */
+  private buffer: Uint8Array | null = null;
+  private held = 0;
+  /** Inside a line past the limit: its pieces go to long() until its LF. */
+  private skipping = false;
+  private stopped = false;
+
+  constructor(
+    private readonly limit: number,
+    private readonly handler: LineHandler,
+  ) {}
+
+  /** Bytes of a line not yet ended that are held now. */
+  get pending(): number {
+    return this.held;
+  }
+
+  /** Memory held for a line not yet ended. */
+  get capacity(): number {
+    return this.buffer?.length ?? 0;
+  }
+
+  /** Takes nothing more, from now on (a handler may call it). */
+  stop(): void {
+    this.stopped = true;
+    this.buffer = null;
+    this.held = 0;
+  }
+
+  /** Takes a chunk: each line it ends goes to the handler, in order. */
+  push(chunk: Uint8Array): void {
+    let from = 0;
+    while (from < chunk.length && !this.stopped) {
+      const lf = chunk.indexOf(LF, from);
+      if (this.skipping) {
+        this.skipping = lf < 0;
+        this.handler.long(chunk.subarray(from, lf < 0 ? chunk.length : lf), lf >= 0);
+        if (lf < 0) return;
+        from = lf + 1;
+        continue;
+      }
+      const stop = lf < 0 ? chunk.length : lf;
+      if (this.held + (stop - from) > this.limit) {
+        this.overflow(chunk.subarray(from, stop), lf >= 0);
+        if (lf < 0) return;
+        from = lf + 1;
+        continue;
+      }
+      if (lf < 0) {
+        this.keep(chunk.subarray(from));
+        return;
+      }
+      this.end(chunk, from, lf);
+      from = lf + 1;
+    }
+  }
+
+  /** The line that ends at chunk[lf]: a view of the chunk when it lay there whole, else the buffer, given away. */
+  private end(chunk: Uint8Array, from: number, lf: number): void {
+    let line: Uint8Array;
+    if (this.held === 0) line = chunk.subarray(from, lf);
+    else {
+      this.keep(chunk.subarray(from, lf));
+      line = (this.buffer as Uint8Array).subarray(0, this.held);
+      this.buffer = null;
+      this.held = 0;
+    }
+    if (line.length && line[line.length - 1] === CR) line = line.subarray(0, line.length - 1);
+    this.handler.line(line);
+  }
+
+  /** Copies part of a line not yet ended into the buffer, which doubles as it must (never past the limit). */
+  private keep(part: Uint8Array): void {
+    const need = this.held + part.length;
+    if (this.buffer === null || need > this.buffer.length) {
+      const size = Math.min(this.limit, Math.max(need, FIRST_BUFFER, 2 * (this.buffer?.length ?? 0)));
+      const grown = new Uint8Array(size);
+      if (this.buffer) grown.set(this.buffer.subarray(0, this.held));
+      this.buffer = grown;
+    }
+    this.buffer.set(part, this.held);
+    this.held = need;
+  }
+
+  /** The line passes the limit with `part`: what was held and `part` go to long(), and the rest of the line after them. */
+  private overflow(part: Uint8Array, end: boolean): void {
+    const held = this.buffer?.subarray(0, this.held);
+    this.buffer = null;
+    this.held = 0;
+    this.skipping = !end;
+    if (held?.length) this.handler.long(held, false);
+    if (!this.stopped) this.handler.long(part, end);
+  }
+}

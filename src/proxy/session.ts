@@ -1,0 +1,355 @@
+// The proxy's one MCP server: started, initialized, given every exchange by a JSON-RPC id of its own, and started again when it ends.
+//
+// # One server, many exchanges
+//
+// The session initializes the server once (initialize, then
+// notifications/initialized) and sends it each exchange as a request with
+// an id of its own; the answer that comes back with that id goes to the
+// exchange that asked. Exchanges that come before the server is ready wait
+// for it, within the server queue's bound, and are sent once it is.
+//
+// # A server that keeps failing waits longer each time
+//
+// When the server ends, every exchange sent to it is lost (`server-ended`)
+// and it is started again after a backoff: the first wait, doubled with
+// each failure up to the max. The backoff starts again from the first wait
+// only once a server has stayed up for stableAfterMs: answering initialize
+// is not enough, or a server that exits just after it would be started
+// again every first wait, forever.
+
+import {
+  DEFAULT_INITIALIZE_TIMEOUT_MS,
+  DEFAULT_MAX_SERVER_QUEUE_BYTES,
+  DEFAULT_RESTART_DELAY_MS,
+  DEFAULT_STABLE_AFTER_MS,
+} from '../connection/defaults.js';
+import { type Envelope, isEnvelopeFault, parseSpan, readEnvelope, type Span } from './message.js';
+import { openUpstream, type RequestFailure, type ServerEnd, type ServerSpec, type Upstream } from './upstream.js';
+
+/** The protocol version the proxy asks for; the server answers with the one it speaks. */
+const PROXY_PROTOCOL_VERSION = '2025-06-18';
+const INIT_ID = 0;
+const decoder = new TextDecoder();
+
+/** What the session sends for one exchange. */
+export interface SessionRequest {
+  readonly method: string;
+  readonly params: Record<string, unknown> | undefined;
+  /** The bytes of the line that asked for it: what it costs while it waits. */
+  readonly size: number;
+  /** The JSON-RPC id, once sent. */
+  id?: number;
+}
+
+/** Why the session lost a request. */
+export type SessionLoss = 'server-ended' | 'server-not-reading' | RequestFailure['cause'];
+
+/** A fault of the server's own, not of one exchange. */
+export type ServerFault =
+  | ({ reason: 'server-ended'; inFlight: number; restartInMs: number | null } & ServerEnd)
+  | { reason: 'server-init-failed'; message: string }
+  | { reason: 'server-message'; message: string; offset: number };
+
+/** The session's own counts. */
+export interface SessionCounts {
+  serverStarts: number;
+  serverRestarts: number;
+  notificationsDropped: number;
+  serverRequestsRefused: number;
+  /** Answers that came after their exchange had ended (timed out, cancelled). */
+  lateAnswers: number;
+  badServerMessages: number;
+}
+
+export interface SessionHandlers<R extends SessionRequest> {
+  /** The server answered `request`: its message, and where the members lie in it. */
+  answered(request: R, message: Uint8Array, envelope: Envelope): void;
+  /** The session lost `request`; it is no longer the session's. */
+  lost(request: R, cause: SessionLoss, detail: { message: string; limit?: number; status?: number }): void;
+  fault(fault: ServerFault): void;
+  /** A server is ready, with its initialize result's bytes. */
+  ready(initializeResult: Uint8Array): void;
+}
+
+export interface SessionSettings {
+  initializeTimeoutMs?: number;
+  maxMessageBytes: number;
+  maxQueueBytes?: number;
+  restartDelayMs?: { first: number; max: number };
+  stableAfterMs?: number;
+}
+
+export class ServerSession<R extends SessionRequest> {
+  readonly counts: SessionCounts = {
+    serverStarts: 0,
+    serverRestarts: 0,
+    notificationsDropped: 0,
+    serverRequestsRefused: 0,
+    lateAnswers: 0,
+    badServerMessages: 0,
+  };
+  private upstream: Upstream | undefined;
+  private isReady = false;
+  private stopped = false;
+  private failures = 0;
+  private restartTimer: NodeJS.Timeout | undefined;
+  private initTimer: NodeJS.Timeout | undefined;
+  private stableTimer: NodeJS.Timeout | undefined;
+  private nextId = 1;
+  /** Requests sent, by JSON-RPC id. */
+  private readonly sent = new Map<number, R>();
+  /** Requests waiting for a server that is not ready yet, in arrival order, and their bytes. */
+  private readonly waiting = new Set<R>();
+  private waitingBytes = 0;
+  private readonly initTimeoutMs: number;
+  private readonly maxQueueBytes: number;
+  private readonly backoff: { first: number; max: number };
+  private readonly stableAfterMs: number;
+
+  constructor(
+    private readonly spec: ServerSpec,
+    private readonly settings: SessionSettings,
+    private readonly handlers: SessionHandlers<R>,
+  ) {
+    this.initTimeoutMs = settings.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS;
+    this.maxQueueBytes = settings.maxQueueBytes ?? DEFAULT_MAX_SERVER_QUEUE_BYTES;
+    this.backoff = settings.restartDelayMs ?? DEFAULT_RESTART_DELAY_MS;
+    this.stableAfterMs = settings.stableAfterMs ?? DEFAULT_STABLE_AFTER_MS;
+  }
+
+  /** Whether a server is initialized and taking requests. */
+  get ready(): boolean {
+    return this.isReady;
+  }
+
+  /** Requests sent and not yet answered. */
+  get inFlight(): number {
+    return this.sent.size;
+  }
+
+  start(): void {
+    this.restartTimer = undefined;
+    if (this.stopped) return;
+    this.counts.serverStarts++;
+    this.isReady = false;
+    const current = openUpstream(
+      this.spec,
+      {
+        message: (bytes) => {
+          if (this.upstream === current) this.onMessage(bytes);
+        },
+        failed: (id, failure) => {
+          if (this.upstream === current) this.onFailed(id, failure);
+        },
+        end: (end) => {
+          if (this.upstream === current) this.ended(end);
+        },
+      },
+      { maxMessageBytes: this.settings.maxMessageBytes, maxQueueBytes: this.maxQueueBytes },
+    );
+    this.upstream = current;
+    const params = { protocolVersion: PROXY_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'mcp-frames-proxy', version: '1' } };
+    current.send(JSON.stringify({ jsonrpc: '2.0', id: INIT_ID, method: 'initialize', params }), INIT_ID);
+    // A server that never answers initialize is a server that failed.
+    if (this.initTimeoutMs > 0) {
+      this.initTimer = setTimeout(() => {
+        if (this.upstream !== current || this.isReady) return;
+        this.handlers.fault({ reason: 'server-init-failed', message: `no initialize result within ${this.initTimeoutMs} ms` });
+        this.replace();
+      }, this.initTimeoutMs);
+    }
+  }
+
+  /**
+   * Sends `request`, or keeps it until the server is ready. The loss's
+   * cause when it cannot be taken (the server's queue is full): the request
+   * was never the session's.
+   */
+  submit(request: R): SessionLoss | null {
+    if (this.isReady && this.upstream) return this.send(request);
+    const queued = this.upstream?.queued ?? 0;
+    if (this.waiting.size > 0 && queued + this.waitingBytes + request.size > this.maxQueueBytes) return 'server-not-reading';
+    this.waiting.add(request);
+    this.waitingBytes += request.size;
+    return null;
+  }
+
+  private send(request: R): SessionLoss | null {
+    const id = this.nextId++;
+    const text = JSON.stringify({ jsonrpc: '2.0', id, method: request.method, params: request.params ?? {} });
+    if (!this.upstream!.send(text, id)) return 'server-not-reading';
+    request.id = id;
+    this.sent.set(id, request);
+    return null;
+  }
+
+  /** `request` is over before its answer (a timeout, its client gone): the server is told, when it was sent. */
+  cancel(request: R, reason: string): void {
+    if (this.waiting.delete(request)) {
+      this.waitingBytes -= request.size;
+      return;
+    }
+    const id = request.id;
+    if (id === undefined || this.sent.get(id) !== request) return;
+    this.sent.delete(id);
+    this.upstream?.forget(id);
+    this.notify('notifications/cancelled', { requestId: id, reason });
+  }
+
+  private notify(method: string, params?: Record<string, unknown>): void {
+    this.upstream?.send(JSON.stringify(params ? { jsonrpc: '2.0', method, params } : { jsonrpc: '2.0', method }));
+  }
+
+  private onMessage(bytes: Uint8Array): void {
+    const envelope = readEnvelope(bytes);
+    if (isEnvelopeFault(envelope)) {
+      this.badMessage(envelope.fault, envelope.offset);
+      return;
+    }
+    if (envelope.method) {
+      if (envelope.id) this.refuseServerRequest(bytes, envelope.id);
+      else this.counts.notificationsDropped++;
+      return;
+    }
+    if (!envelope.id || (!envelope.result && !envelope.error)) {
+      this.badMessage('neither a request, a notification nor a response', 0);
+      return;
+    }
+    let id: unknown;
+    try {
+      id = parseSpan(bytes, envelope.id);
+    } catch {
+      this.badMessage('the id is not JSON', envelope.id.start);
+      return;
+    }
+    if (id === INIT_ID && !this.isReady) {
+      this.initialized(bytes, envelope);
+      return;
+    }
+    const request = this.take(id);
+    if (request) this.handlers.answered(request, bytes, envelope);
+  }
+
+  /** The request sent with `id`, no longer the session's; undefined (counted late) when none waits for it. */
+  private take(id: unknown): R | undefined {
+    const request = typeof id === 'number' ? this.sent.get(id) : undefined;
+    if (!request) {
+      this.counts.lateAnswers++;
+      return undefined;
+    }
+    this.sent.delete(id as number);
+    this.upstream?.forget(id as number);
+    return request;
+  }
+
+  private badMessage(message: string, offset: number): void {
+    this.counts.badServerMessages++;
+    this.handlers.fault({ reason: 'server-message', message, offset });
+  }
+
+  /** One request failed and the server goes on (an answer past the limit, an HTTP error). */
+  private onFailed(id: unknown, failure: RequestFailure): void {
+    if (id === INIT_ID && !this.isReady) {
+      const message = failure.cause === 'oversize' ? `initialize result past ${failure.limit} bytes` : `initialize answered HTTP ${failure.status}`;
+      this.handlers.fault({ reason: 'server-init-failed', message });
+      this.replace();
+      return;
+    }
+    const request = this.take(id);
+    if (!request) return;
+    const message =
+      failure.cause === 'oversize'
+        ? `the answer is past the message limit of ${failure.limit} bytes`
+        : `the server answered HTTP ${failure.status} and no JSON-RPC message`;
+    this.handlers.lost(request, failure.cause, { message, ...('limit' in failure ? { limit: failure.limit } : { status: failure.status }) });
+  }
+
+  private initialized(bytes: Uint8Array, envelope: Envelope): void {
+    clearTimeout(this.initTimer);
+    let version: unknown;
+    try {
+      version = envelope.result ? (parseSpan(bytes, envelope.result) as { protocolVersion?: unknown })?.protocolVersion : undefined;
+    } catch {}
+    if (typeof version !== 'string') {
+      const message = envelope.error
+        ? `initialize answered with an error: ${decoder.decode(bytes.subarray(envelope.error.start, envelope.error.end))}`
+        : 'initialize result has no protocolVersion';
+      this.handlers.fault({ reason: 'server-init-failed', message });
+      this.replace();
+      return;
+    }
+    this.upstream!.negotiated(version);
+    this.notify('notifications/initialized');
+    this.isReady = true;
+    // The backoff starts again from its first wait only once this server has stayed up a while.
+    this.stableTimer = setTimeout(() => {
+      this.failures = 0;
+    }, this.stableAfterMs);
+    this.handlers.ready(bytes.subarray(envelope.result!.start, envelope.result!.end));
+    const waiting = [...this.waiting];
+    this.waiting.clear();
+    this.waitingBytes = 0;
+    for (const request of waiting) {
+      const loss = this.send(request);
+      if (loss) this.handlers.lost(request, loss, { message: 'the server is not reading its requests' });
+    }
+  }
+
+  private refuseServerRequest(bytes: Uint8Array, idSpan: Span): void {
+    this.counts.serverRequestsRefused++;
+    const id = decoder.decode(bytes.subarray(idSpan.start, idSpan.end));
+    // The id goes back as the server wrote it.
+    this.upstream?.send(
+      `{"jsonrpc":"2.0","id":${id},"error":{"code":-32601,"message":"mcp-frames proxy: the proxy's clients take no requests from the server"}}`,
+    );
+  }
+
+  /** Stops the current server, loses what is in flight on it, and schedules the next. */
+  private replace(): void {
+    const old = this.upstream;
+    this.upstream = undefined;
+    this.isReady = false;
+    clearTimeout(this.stableTimer);
+    old?.close().catch(() => {});
+    this.loseSent('the server was stopped');
+    this.scheduleRestart();
+  }
+
+  private ended(end: ServerEnd): void {
+    this.upstream = undefined;
+    this.isReady = false;
+    clearTimeout(this.initTimer);
+    clearTimeout(this.stableTimer);
+    const inFlight = this.sent.size;
+    const restartInMs = this.scheduleRestart();
+    this.handlers.fault({ reason: 'server-ended', ...end, inFlight, restartInMs });
+    this.loseSent(`the server ended (${end.cause})`);
+  }
+
+  private loseSent(message: string): void {
+    const lost = [...this.sent.values()];
+    this.sent.clear();
+    for (const request of lost) this.handlers.lost(request, 'server-ended', { message });
+  }
+
+  private scheduleRestart(): number | null {
+    if (this.stopped) return null;
+    const delay = Math.min(this.backoff.max, this.backoff.first * 2 ** Math.min(this.failures, 30));
+    this.failures++;
+    this.counts.serverRestarts++;
+    this.restartTimer = setTimeout(() => this.start(), delay);
+    return delay;
+  }
+
+  /** Stops the server for good; what waits is left to the caller. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.restartTimer);
+    clearTimeout(this.initTimer);
+    clearTimeout(this.stableTimer);
+    const old = this.upstream;
+    this.upstream = undefined;
+    this.isReady = false;
+    await old?.close();
+  }
+}
