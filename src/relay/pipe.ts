@@ -104,158 +104,205 @@ export interface FedRelay extends PipedRelay {
  * nothing back: its slabs are left to the garbage collector.
  */
 export function pipeWith(input: Readable, output: Writable, options: RelayOptions, hooks: PipeHooks): FedRelay {
-  const { onChunk, slabs = false } = hooks;
-  let settle!: (end: PipeEnd) => void;
-  const done = new Promise<PipeEnd>((resolve) => {
-    settle = resolve;
-  });
-  let finished = false;
-  let full = false;
-  // The relay first: it refuses bad options, and nothing is attached to the output before it has.
-  const state = new RelayState(options, backendOf(options), (bytes) => {
-    const stats = state.stats;
+  return new Pipe(input, output, options, hooks);
+}
+
+/** One input piped through a relay into one output: the state, and a named handler for each event of either stream. */
+class Pipe implements FedRelay {
+  readonly done: Promise<PipeEnd>;
+  private settle!: (end: PipeEnd) => void;
+  private finished = false;
+  /** The output said it is full: reading pauses after this chunk, until 'drain'. */
+  private full = false;
+  private readonly state: RelayState;
+  private readonly slabs: boolean;
+  private readonly onChunk: (() => void) | undefined;
+  /** Slabs whose chunks have been read, not yet given back. */
+  private readonly lent: ArrayBufferLike[] = [];
+  private readonly watch: ReturnType<typeof watchSink>;
+
+  constructor(
+    private readonly input: Readable,
+    private readonly output: Writable,
+    options: RelayOptions,
+    hooks: PipeHooks,
+  ) {
+    this.onChunk = hooks.onChunk;
+    this.slabs = hooks.slabs ?? false;
+    this.done = new Promise<PipeEnd>((resolve) => {
+      this.settle = resolve;
+    });
+    // The relay first: it refuses bad options, and nothing is attached to the output before it has.
+    this.state = new RelayState(options, backendOf(options), (bytes) => this.forward(bytes));
+    this.watch = watchSink(output);
+    input.on('data', this.onData);
+    input.on('end', this.onEnd);
+    input.on('error', this.onError);
+    input.on('close', this.onClose);
+    output.once('error', this.onOutputGone);
+    output.once('close', this.onOutputGone);
+  }
+
+  get stats(): Readonly<RelayStats> {
+    return this.state.stats;
+  }
+
+  get inRecord(): boolean {
+    return this.state.inRecord;
+  }
+
+  /** What the relay hands on goes straight to the output's write(). */
+  private forward(bytes: Uint8Array): void {
+    const stats = this.state.stats;
     stats.chunksOut++;
     stats.bytesOut += bytes.length;
-    if (!(slabs ? output.write(bytes, written) : output.write(bytes))) full = true;
-  });
-  /** Slabs whose chunks have been read, not yet given back. */
-  const lent: ArrayBufferLike[] = [];
-  const giveBack = () => {
-    if (lent.length === 0 || output.writableLength !== 0) return;
-    if (output.destroyed || output.errored) {
+    if (!(this.slabs ? this.output.write(bytes, this.written) : this.output.write(bytes))) this.full = true;
+  }
+
+  private giveBack(): void {
+    const lent = this.lent;
+    if (lent.length === 0 || this.output.writableLength !== 0) return;
+    if (this.output.destroyed || this.output.errored) {
       lent.length = 0;
       return;
     }
     let kept = 0;
     for (const buffer of lent) {
-      if (state.holds(buffer)) lent[kept++] = buffer;
+      if (this.state.holds(buffer)) lent[kept++] = buffer;
       else giveSlab(buffer);
     }
     lent.length = kept;
-  };
-  const written = (error?: Error | null) => {
-    if (error) lent.length = 0;
-    else giveBack();
-  };
-  const watch = watchSink(output);
+  }
 
-  const finish = (end: PipeEnd) => {
-    if (finished) return;
-    finished = true;
-    input.off('data', onData);
-    input.off('end', onEnd);
-    input.off('error', onError);
-    input.off('close', onClose);
-    output.off('drain', onDrain);
-    watch.stop();
+  private readonly written = (error?: Error | null): void => {
+    if (error) this.lent.length = 0;
+    else this.giveBack();
+  };
+
+  private finish(end: PipeEnd): void {
+    if (this.finished) return;
+    this.finished = true;
+    const { input, output } = this;
+    input.off('data', this.onData);
+    input.off('end', this.onEnd);
+    input.off('error', this.onError);
+    input.off('close', this.onClose);
+    output.off('drain', this.onDrain);
+    this.watch.stop();
     // Nothing more is read: what a cut record held goes back as soon as the output has taken its writes.
-    giveBack();
+    this.giveBack();
     // Stop reading; a socket or file is the caller's to close, but nothing more is read from it.
     input.pause();
-    settle(end);
-  };
+    this.settle(end);
+  }
 
   /**
    * Runs `step` (which may forward) in one corked batch. Settles when the
    * output has failed, and returns false; returns what `step` threw, if
    * anything, for the caller to decide; else true.
    */
-  const batch = (step: () => void): boolean | { thrown: unknown } => {
-    output.cork();
+  private batch(step: () => void): boolean | { thrown: unknown } {
+    this.output.cork();
     let thrown: { thrown: unknown } | null = null;
     try {
       step();
     } catch (error) {
       thrown = { thrown: error };
     } finally {
-      output.uncork();
+      this.output.uncork();
     }
-    const failure = watch.failure();
+    const failure = this.watch.failure();
     if (failure) {
       try {
-        state.abort(false);
+        this.state.abort(false);
       } catch {
         // nothing is reported with abort(false): a throw here is the relay's own, and the output is gone anyway
       }
-      finish({ end: 'output-error', failure });
+      this.finish({ end: 'output-error', failure });
       return false;
     }
     return thrown ?? true;
-  };
+  }
 
   /** The relay threw mid-step: the open channels get their finishes (each reported incomplete), and it ends there. */
-  const relayFailed = (error: unknown) => {
-    if (batch(() => state.abort()) !== false) finish({ end: 'relay-error', error });
-  };
+  private relayFailed(error: unknown): void {
+    if (this.batch(() => this.state.abort()) !== false) this.finish({ end: 'relay-error', error });
+  }
 
-  const onData = (chunk: Uint8Array) => {
-    onChunk?.();
+  private readonly onData = (chunk: Uint8Array): void => {
+    this.onChunk?.();
     let fault: RecordFault | null = null;
-    const ran = batch(() => (fault = state.push(chunk)));
-    if (slabs) lent.push(chunk.buffer);
+    const ran = this.batch(() => {
+      fault = this.state.push(chunk);
+    });
+    if (this.slabs) this.lent.push(chunk.buffer);
     if (ran === false) return;
     // Stopped mid-chunk, the relay still has views of this chunk and of the cut record's to send: its abort
     // sends them, and finish() gives the slabs back once they are written.
-    if (ran !== true) return relayFailed(ran.thrown);
-    if (slabs) giveBack();
-    if (fault) return finish({ end: 'record-error', fault });
-    if (full) {
-      full = false;
-      input.pause();
-      output.once('drain', onDrain);
+    if (ran !== true) {
+      this.relayFailed(ran.thrown);
+      return;
     }
-  };
-  const onDrain = () => {
-    if (!finished) input.resume();
-  };
-  const onEnd = () => {
-    let fault: RecordFault | null = null;
-    const ran = batch(() => (fault = state.end()));
-    if (ran === false) return;
-    if (ran !== true) return relayFailed(ran.thrown);
-    finish(fault ? { end: 'record-error', fault } : { end: 'ended' });
-  };
-  // The input's own failure is what ended it, whatever an onFault reporting its channels throws.
-  const onError = (error: unknown) => {
-    if (batch(() => state.abort()) !== false) finish({ end: 'input-error', error });
-  };
-  // Destroyed with no 'end' and no 'error' (stream.finished calls it a premature close): upstream failed.
-  const onClose = () => {
-    if (finished) return;
-    const error = Object.assign(new Error('mcp-frames: the input closed before it ended'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
-    onError(error);
-  };
-  const onOutputGone = () => {
-    // The output closed or errored while the input was idle: stop now, not at the next chunk.
-    const failure = watch.failure();
-    if (failure && !finished) {
-      state.abort(false);
-      finish({ end: 'output-error', failure });
+    if (this.slabs) this.giveBack();
+    if (fault) {
+      this.finish({ end: 'record-error', fault });
+      return;
+    }
+    if (this.full) {
+      this.full = false;
+      this.input.pause();
+      this.output.once('drain', this.onDrain);
     }
   };
 
-  input.on('data', onData);
-  input.on('end', onEnd);
-  input.on('error', onError);
-  input.on('close', onClose);
-  output.once('error', onOutputGone);
-  output.once('close', onOutputGone);
-  return {
-    done,
-    stats: state.stats,
-    get inRecord() {
-      return state.inRecord;
-    },
-    abort(reason) {
-      if (finished) return;
-      if (batch(() => state.abort()) !== false) finish({ end: 'aborted', reason });
-    },
-    feed(chunk) {
-      if (!finished) onData(chunk);
-      // Read after the end: nothing refers to it.
-      else if (slabs) giveSlab(chunk.buffer);
-    },
+  private readonly onDrain = (): void => {
+    if (!this.finished) this.input.resume();
   };
+
+  private readonly onEnd = (): void => {
+    let fault: RecordFault | null = null;
+    const ran = this.batch(() => {
+      fault = this.state.end();
+    });
+    if (ran === false) return;
+    if (ran !== true) {
+      this.relayFailed(ran.thrown);
+      return;
+    }
+    this.finish(fault ? { end: 'record-error', fault } : { end: 'ended' });
+  };
+
+  /** The input's own failure is what ended it, whatever an onFault reporting its channels throws. */
+  private readonly onError = (error: unknown): void => {
+    if (this.batch(() => this.state.abort()) !== false) this.finish({ end: 'input-error', error });
+  };
+
+  /** Destroyed with no 'end' and no 'error' (stream.finished calls it a premature close): upstream failed. */
+  private readonly onClose = (): void => {
+    if (this.finished) return;
+    const error = Object.assign(new Error('mcp-frames: the input closed before it ended'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+    this.onError(error);
+  };
+
+  /** The output closed or errored while the input was idle: stop now, not at the next chunk. */
+  private readonly onOutputGone = (): void => {
+    const failure = this.watch.failure();
+    if (failure && !this.finished) {
+      this.state.abort(false);
+      this.finish({ end: 'output-error', failure });
+    }
+  };
+
+  abort(reason: unknown): void {
+    if (this.finished) return;
+    if (this.batch(() => this.state.abort()) !== false) this.finish({ end: 'aborted', reason });
+  }
+
+  feed(chunk: Uint8Array): void {
+    if (!this.finished) this.onData(chunk);
+    // Read after the end: nothing refers to it.
+    else if (this.slabs) giveSlab(chunk.buffer);
+  }
 }
 
 export { SinkFailed };
