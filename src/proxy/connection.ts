@@ -297,9 +297,15 @@ export class ProxyConnection implements Served, ExchangeOwner {
 
   cut(afterMs: number): boolean {
     if (this.ending) {
-      // Its work was done and it was ended; a client that never closes its side is closed for it.
-      this.socket.destroy();
-      return false;
+      // Ended, and all it was sent has left the process: a client that never closes its side is closed for it.
+      if (this.socket.writableFinished || this.socket.destroyed) {
+        this.socket.destroy();
+        return false;
+      }
+      // Answers it has not taken would be dropped, and a FIN after them would read as a clean end: a reset says they were cut.
+      this.ending = 'drained';
+      this.socket.resetAndDestroy();
+      return true;
     }
     this.ending = 'drained';
     this.lines.stop();

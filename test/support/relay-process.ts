@@ -1,4 +1,5 @@
-// `mcp-frames relay --listen` run as an operator runs it, for tests: its JSON lines, its exit, and the descriptors its processes hold.
+// `mcp-frames relay --listen` and `mcp-frames proxy` run as an operator runs them, for tests: the JSON lines, the exit, the
+// descriptors the processes hold, and their memory.
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -22,13 +23,20 @@ export interface RelayProcess {
   pids(): number[];
   /** Descriptors open now in the relay's processes, in all. */
   fds(): number;
+  /** The main process's resident memory now, and at its peak (VmRSS and VmHWM), in bytes. */
+  rss(): { now: number; peak: number };
   /** Kills the relay (SIGKILL) if it is still running. */
   kill(): void;
 }
 
 /** Starts `relay --listen 127.0.0.1:0 --upstream 127.0.0.1:PORT FLAGS…` and resolves once it prints its listening line. */
-export async function startRelay(upstreamPort: number, flags: readonly string[]): Promise<RelayProcess> {
-  const child = spawn(process.execPath, [bin, 'relay', '--listen', '127.0.0.1:0', '--upstream', `127.0.0.1:${upstreamPort}`, ...flags], {
+export function startRelay(upstreamPort: number, flags: readonly string[]): Promise<RelayProcess> {
+  return startCli(['relay', '--listen', '127.0.0.1:0', '--upstream', `127.0.0.1:${upstreamPort}`, ...flags]);
+}
+
+/** Starts `mcp-frames ARGS…` and resolves once it prints its listening line. */
+export async function startCli(args: readonly string[]): Promise<RelayProcess> {
+  const child = spawn(process.execPath, [bin, ...args], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -90,11 +98,16 @@ export async function startRelay(upstreamPort: number, flags: readonly string[])
     }
     return total;
   };
+  const rss = () => {
+    const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN) * 1024;
+    return { now: kb('VmRSS'), peak: kb('VmHWM') };
+  };
   const kill = () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   };
   const first = await line((l) => typeof l.listening === 'string');
-  return { child, port: Number(String(first.listening).split(':').at(-1)), first, lines, line, exited, pids, fds, kill };
+  return { child, port: Number(String(first.listening).split(':').at(-1)), first, lines, line, exited, pids, fds, rss, kill };
 }
 
 /** Polls `what` every 20 ms until it holds. The test's own timeout bounds the wait: a verdict never depends on how long it took. */

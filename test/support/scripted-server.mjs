@@ -8,23 +8,46 @@
 //     ask          sends a sampling request and a notification first, then answers
 //                  with what the proxy replied to the request
 //     cancelled    the requestIds of every notifications/cancelled received so far
+//     received     every request received so far, as [method, bytes of its line]
+//     size/N       a result whose text is N bytes, written as the SDK writes it: result first, id last
+//     size-id-first/N   the same with the id first
+//     no-id/N      a line of N bytes with no id in it
+//     contents-not-array   {"contents":"not an array"} (breaks the schema, rule 4.2)
+//     both/result-first, both/error-first   a response holding result and error both
+//   resources/list cursor uri-5: {"resources":[{"uri":5}]} (rule 4.2)
+//   prompts/list cursor bad-error: the error {"code":"x","message":5} (rule 4.2)
 //   anything else: -32002, resource not found.
+//
+// The environment can make it misbehave as a whole:
+//   SCRIPTED_EXIT_AFTER_INIT_MS=N   exit N ms after answering initialize
+//   SCRIPTED_STOP_READING=1         read nothing more of stdin after initialize
 
 import { createInterface } from 'node:readline';
 
 const write = (text) => process.stdout.write(`${text}\n`);
 const cancelled = [];
+const received = [];
 const asked = new Map();
 let askId = 1000;
 
-createInterface({ input: process.stdin }).on('line', (line) => {
+const lines = createInterface({ input: process.stdin });
+lines.on('line', (line) => {
   const m = JSON.parse(line);
   if (m.method === 'initialize') {
     write(
       `{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":{"protocolVersion":"2025-06-18","capabilities":{"resources":{}},"serverInfo":{"name":"scripted","version":"1"}}}`,
     );
+    const exitAfter = Number(process.env.SCRIPTED_EXIT_AFTER_INIT_MS);
+    if (exitAfter >= 0) setTimeout(() => process.exit(0), exitAfter);
+    if (process.env.SCRIPTED_STOP_READING) {
+      lines.close();
+      process.stdin.pause();
+      // Kept alive, reading nothing: its stdin pipe fills, and the proxy's writes wait.
+      setInterval(() => {}, 1 << 30);
+    }
     return;
   }
+  if (m.id !== undefined && m.method !== undefined) received.push([m.method, Buffer.byteLength(line)]);
   if (m.method === 'notifications/cancelled') {
     cancelled.push(m.params.requestId);
     return;
@@ -40,9 +63,37 @@ createInterface({ input: process.stdin }).on('line', (line) => {
     }
     return;
   }
-  const uri = m.params?.uri;
+  const uri = m.params?.uri ?? m.params?.cursor;
   const id = JSON.stringify(m.id);
+  const sized = /^scripted:\/\/(size|size-id-first|no-id)\/(\d+)$/.exec(uri ?? '');
+  if (sized) {
+    const pad = 'x'.repeat(Number(sized[2]));
+    if (sized[1] === 'size') write(`{"result":{"contents":[{"uri":"scripted://size","text":"${pad}"}]},"jsonrpc":"2.0","id":${id}}`);
+    else if (sized[1] === 'size-id-first') write(`{"jsonrpc":"2.0","id":${id},"result":{"contents":[{"uri":"scripted://size","text":"${pad}"}]}}`);
+    else write(`{"jsonrpc":"2.0","result":{"contents":[{"uri":"scripted://size","text":"${pad}"}]}}`);
+    return;
+  }
   switch (uri) {
+    case 'scripted://received':
+      write(
+        `{"jsonrpc":"2.0","id":${id},"result":{"contents":[{"uri":"scripted://received","text":${JSON.stringify(JSON.stringify(received))}}]}}`,
+      );
+      return;
+    case 'scripted://contents-not-array':
+      write(`{"jsonrpc":"2.0","id":${id},"result":{"contents":"not an array"}}`);
+      return;
+    case 'uri-5':
+      write(`{"jsonrpc":"2.0","id":${id},"result":{"resources":[{"uri":5}]}}`);
+      return;
+    case 'bad-error':
+      write(`{"jsonrpc":"2.0","id":${id},"error":{"code":"x","message":5}}`);
+      return;
+    case 'scripted://both/result-first':
+      write(`{"jsonrpc":"2.0","id":${id},"result":{"contents":[]},"error":{"code":-32603,"message":"and an error"}}`);
+      return;
+    case 'scripted://both/error-first':
+      write(`{"jsonrpc":"2.0","id":${id},"error":{"code":-32603,"message":"and a result"},"result":{"contents":[]}}`);
+      return;
     case 'scripted://spelled':
       write(
         `{"id":${id},"jsonrpc":"2.0","result":{"contents":[{"text":"caf\\u00e9 \\/ \\ud83d\\ude00","uri":"scripted://spelled","x-n":[1.0,1e2,-0,0.1e-1]}],"_meta":{"z":1,"a":2}}}`,

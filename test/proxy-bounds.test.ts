@@ -1,0 +1,419 @@
+// The proxy as a hostile peer and a failing server would try it: every answer held to all of WIRE.md section 4, and
+// every bound it has, each asserted by a count or by memory. Fake servers stand in for the bad ones: the scripted
+// stdio server (support/scripted-server.mjs) and a Streamable HTTP server written here.
+//
+// `npm run soak` runs the same cases at the sizes they were first seen at (MCP_FRAMES_SOAK=1).
+
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ProxyFault } from '../src/proxy/context.js';
+import { createProxy, type McpProxy, type ProxyOptions } from '../src/proxy/proxy.js';
+import type { ServerSpec } from '../src/proxy/upstream.js';
+import { bytesInUse, MiB } from './support/memory.js';
+import { ProxyClient } from './support/proxy-client.js';
+import { startCli, until } from './support/relay-process.js';
+
+const SOAK = process.env.MCP_FRAMES_SOAK === '1';
+const SCRIPTED = join(import.meta.dirname, 'support', 'scripted-server.mjs');
+const scripted = (env?: Record<string, string>): ServerSpec => ({ command: process.execPath, args: [SCRIPTED], ...(env ? { env } : {}) });
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+type Faults = Array<{ fault: ProxyFault; connection: number | null }>;
+
+async function start(options: ProxyOptions): Promise<{ proxy: McpProxy; port: number; faults: Faults }> {
+  const faults: Faults = [];
+  const proxy = createProxy({ ...options, onFault: (fault, connection) => faults.push({ fault, connection }) });
+  cleanups.push(() => proxy.close());
+  const port = await new Promise<number>((resolve) => proxy.server.listen(0, '127.0.0.1', () => resolve((proxy.server.address() as net.AddressInfo).port)));
+  await proxy.ready;
+  return { proxy, port, faults };
+}
+
+async function connect(port: number): Promise<ProxyClient> {
+  const client = await ProxyClient.connect(port);
+  cleanups.push(() => client.close());
+  return client;
+}
+
+const json = (payload: Uint8Array | null) => JSON.parse(new TextDecoder().decode(payload!.subarray(1)));
+const notCarried = (faults: Faults) => faults.map((f) => f.fault).filter((f) => f.reason === 'not-carried');
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A socket that connects and never reads: what the proxy sends it piles up. */
+async function nonReader(port: number): Promise<net.Socket> {
+  const socket = net.connect(port, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  socket.on('error', () => {});
+  socket.pause();
+  cleanups.push(() => socket.destroy());
+  return socket;
+}
+
+const closed = (socket: net.Socket) => new Promise<void>((resolve) => (socket.destroyed ? resolve() : socket.once('close', () => resolve())));
+
+describe('proxy: every answer is held to all of WIRE.md section 4', () => {
+  it("at 'full', the default, answers that break the schema are not carried, each with its rule and offset", async () => {
+    const { port, faults } = await start({ server: scripted() });
+    const client = await connect(port);
+    const answers = await Promise.all([
+      client.exchange(1, 'resources/read', { uri: 'scripted://contents-not-array' }),
+      client.exchange(2, 'prompts/list', { cursor: 'bad-error' }),
+      client.exchange(3, 'resources/list', { cursor: 'uri-5' }),
+    ]);
+    expect(answers.map((a) => a.payload)).toEqual([null, null, null]);
+    const refused = notCarried(faults);
+    expect(refused).toHaveLength(3);
+    for (const fault of refused) expect(fault).toMatchObject({ cause: 'invalid-answer', rule: 'schema', offset: expect.any(Number) });
+  });
+
+  it("at 'json' the same answers are carried: strict JSON text is all they are held to", async () => {
+    const { port, faults } = await start({ server: scripted(), validate: 'json' });
+    const client = await connect(port);
+    const a = await client.exchange(1, 'resources/read', { uri: 'scripted://contents-not-array' });
+    const b = await client.exchange(2, 'prompts/list', { cursor: 'bad-error' });
+    expect(json(a.payload)).toEqual({ contents: 'not an array' });
+    expect(b.payload![0]).toBe(1);
+    expect(json(b.payload)).toEqual({ code: 'x', message: 5 });
+    expect(faults).toEqual([]);
+  });
+
+  it('an answer that holds both result and error is refused, whichever comes first', async () => {
+    const { port, faults } = await start({ server: scripted() });
+    const client = await connect(port);
+    const first = await client.exchange(1, 'resources/read', { uri: 'scripted://both/result-first' });
+    const second = await client.exchange(2, 'resources/read', { uri: 'scripted://both/error-first' });
+    expect([first.payload, second.payload]).toEqual([null, null]);
+    const refused = notCarried(faults);
+    expect(refused.map((f) => [f.channel, f.cause, f.rule])).toEqual([
+      [1, 'invalid-answer', 'result-and-error'],
+      [2, 'invalid-answer', 'result-and-error'],
+    ]);
+    // The offset is where the second of the two members starts in the server's message.
+    const line1 = '{"jsonrpc":"2.0","id":1,"result":{"contents":[]},"error":';
+    const line2 = '{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"and a result"},"result":';
+    expect(refused.map((f) => f.offset)).toEqual([line1.length, line2.length]);
+  });
+});
+
+describe('proxy: an answer past the message limit fails its own exchange only', () => {
+  it.each([
+    ['the id after the result, as the SDK writes it', 'size'],
+    ['the id before the result', 'size-id-first'],
+  ])('a 20 MB answer for one client while another has 5 exchanges in flight (%s)', async (_name, shape) => {
+    const { proxy, port, faults } = await start({ server: scripted() });
+    const a = await connect(port);
+    const b = await connect(port);
+    a.exchange(9, 'resources/read', { uri: 'scripted://hang' });
+    const big = b.exchange(1, 'resources/read', { uri: `scripted://${shape}/${20_000_000}` });
+    const small = await Promise.all(Array.from({ length: 5 }, (_, k) => a.exchange(k + 1, 'resources/read', { uri: 'scripted://spelled' })));
+    expect((await big).payload).toBeNull();
+    for (const answer of small) expect(answer.payload![0]).toBe(0);
+    expect(notCarried(faults)).toEqual([expect.objectContaining({ cause: 'oversize', channel: 1, limit: 16 * MiB + 64 * 1024 })]);
+    // The server was not restarted: the exchange still waiting on it is still in flight.
+    expect(proxy.stats).toMatchObject({ serverStarts: 1, serverRestarts: 0, inFlight: 1 });
+    expect(faults.some((f) => f.fault.reason === 'server-ended')).toBe(false);
+  });
+
+  it('a line past the limit with no id to be found ends the server, which is started again', async () => {
+    const { proxy, port, faults } = await start({ server: scripted(), maxMessageBytes: 64 * 1024, restartDelayMs: { first: 10, max: 100 } });
+    const client = await connect(port);
+    const lost = await client.exchange(1, 'resources/read', { uri: 'scripted://no-id/100000' });
+    expect(lost.payload).toBeNull();
+    expect(faults.find((f) => f.fault.reason === 'server-ended')?.fault).toMatchObject({ cause: 'oversize', limit: 64 * 1024 });
+    const after = await client.exchange(2, 'resources/read', { uri: 'scripted://spelled' });
+    expect(after.payload![0]).toBe(0);
+    expect(proxy.stats.serverStarts).toBe(2);
+  });
+});
+
+describe('proxy: the restart backoff', () => {
+  it('grows while the server keeps dying soon after initialize, instead of starting again from the first wait', async () => {
+    const { proxy, faults } = await start({
+      server: scripted({ SCRIPTED_EXIT_AFTER_INIT_MS: '20' }),
+      restartDelayMs: { first: 50, max: 10_000 },
+    });
+    await sleep(1600);
+    const waits = faults.map((f) => f.fault).flatMap((f) => (f.reason === 'server-ended' ? [f.restartInMs] : []));
+    // Each failure doubles the wait: reset at every initialize, it was 50 ms every time (64 starts in 20 s at 100 ms).
+    expect(waits.slice(0, 4)).toEqual([50, 100, 200, 400]);
+    expect(proxy.stats.serverStarts).toBeLessThanOrEqual(6);
+  });
+
+  it('starts again from the first wait once a server has stayed up for stableAfterMs', async () => {
+    const { faults } = await start({
+      server: scripted({ SCRIPTED_EXIT_AFTER_INIT_MS: '250' }),
+      restartDelayMs: { first: 20, max: 10_000 },
+      stableAfterMs: 100,
+    });
+    await until(() => faults.filter((f) => f.fault.reason === 'server-ended').length >= 3);
+    const waits = faults.map((f) => f.fault).flatMap((f) => (f.reason === 'server-ended' ? [f.restartInMs] : []));
+    expect(waits.slice(0, 3)).toEqual([20, 20, 20]);
+  });
+});
+
+describe('proxy: a stdio server that stops reading its requests', () => {
+  it('holds a bounded queue for it; past it, exchanges are not carried (server-not-reading), and memory comes back', async () => {
+    const lines = SOAK ? 300 : 40;
+    const pad = 'p'.repeat(900 * 1024);
+    const { proxy, port, faults } = await start({ server: scripted({ SCRIPTED_STOP_READING: '1' }), exchangeTimeoutMs: 1000 });
+    const before = bytesInUse();
+    const clients = await Promise.all(Array.from({ length: 4 }, () => connect(port)));
+    const answers = await Promise.all(
+      Array.from({ length: lines }, (_, k) => clients[k % 4].exchange(k, 'tools/call', { name: 'x', arguments: { pad } })),
+    );
+    expect(answers.every((a) => a.payload === null)).toBe(true);
+    const causes = notCarried(faults).map((f) => f.cause);
+    // What fits the 8 MiB queue was written and timed out; the rest was refused at once.
+    expect(causes.filter((c) => c === 'server-not-reading').length).toBeGreaterThanOrEqual(lines - 10);
+    expect(causes.filter((c) => c === 'timeout').length).toBeLessThanOrEqual(10);
+    expect(proxy.stats.inFlight).toBe(0);
+    // What stays is the queue written to the server's stdin, not every byte the clients sent (900 KB a line).
+    const held = bytesInUse() - before;
+    expect(held).toBeLessThan(12 * MiB);
+  });
+});
+
+describe("proxy: a client's request lines", () => {
+  it('a line received a byte at a time costs about its own bytes, not a buffer for every byte', async () => {
+    const { port } = await start({ server: scripted() });
+    const sockets = await Promise.all(Array.from({ length: 50 }, () => nonReader(port)));
+    const before = bytesInUse();
+    const bytes = SOAK ? 40_000 : 8_000;
+    const head = Buffer.from(`{"channel":1,"method":"tools/list","params":{"pad":"`);
+    for (let k = 0; k < bytes; k++) {
+      for (const socket of sockets) socket.write(k < head.length ? head.subarray(k, k + 1) : 'x');
+      // Each byte its own segment and, mostly, its own read at the proxy.
+      if (k % 16 === 15) await new Promise((resolve) => setImmediate(resolve));
+    }
+    await sleep(300);
+    const perByte = (bytesInUse() - before) / (50 * bytes);
+    // Kept as one Buffer per chunk, it was about 119 bytes for each byte held.
+    expect(perByte).toBeLessThan(3);
+  });
+
+  it('a line that is not UTF-8 is refused (bad-utf8, with its offset) and never reaches the server', async () => {
+    const { port, faults, proxy } = await start({ server: scripted() });
+    const client = await connect(port);
+    const line = Buffer.concat([Buffer.from('{"channel":1,"method":"tools/list","params":{"x":"'), Buffer.from([0xff]), Buffer.from('"}}\n')]);
+    client.socket.write(line);
+    client.socket.write('{"channel":2,"method":"tools/call","params":{"n":1e400}}\n');
+    const received = await client.exchange(3, 'resources/read', { uri: 'scripted://received' });
+    expect(faults.map((f) => f.fault)).toEqual([
+      expect.objectContaining({ reason: 'bad-line', refused: 'bad-utf8', rule: 'utf8', offset: 50 }),
+      expect.objectContaining({ reason: 'bad-line', refused: 'bad-json', rule: 'number-range' }),
+    ]);
+    // Only the exchange that asked what was received reached the server.
+    expect(JSON.parse(json(received.payload).contents[0].text).map((r: [string, number]) => r[0])).toEqual(['resources/read']);
+    expect(proxy.stats.refusedLines).toBe(2);
+  });
+});
+
+describe('proxy: a client that does not read', () => {
+  it('is reset once its unread answers pass the bound, and its exchanges are cancelled; other clients go on', async () => {
+    const lines = SOAK ? 300 : 100;
+    const proxy = await startCli(['proxy', '--listen', '127.0.0.1:0', '--max-client-queue', String(4 * MiB), '--', process.execPath, SCRIPTED]);
+    cleanups.push(() => proxy.kill());
+    const before = proxy.rss().now;
+    const stalled = await Promise.all([nonReader(proxy.port), nonReader(proxy.port)]);
+    for (const socket of stalled) {
+      for (let k = 0; k < lines; k++) socket.write(`{"channel":${k},"method":"resources/read","params":{"uri":"scripted://size/${MiB}"}}\n`);
+    }
+    await until(() => proxy.lines().filter((l) => l.reason === 'client-overrun').length === 2);
+    const overruns = proxy.lines().filter((l) => l.reason === 'client-overrun');
+    // Read at last, each stream stops short of its answers. (A reset that finds unread data waiting reads as an
+    // end on Linux once that data is read: the client knows the stream was cut by the channels left unfinished.)
+    const received = stalled.map((socket) => {
+      let bytes = 0;
+      socket.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+      });
+      return closed(socket).then(() => bytes);
+    });
+    for (const socket of stalled) socket.resume();
+    for (const bytes of await Promise.all(received)) expect(bytes).toBeLessThan(8 * MiB);
+    for (const o of overruns) expect(o).toMatchObject({ level: 'error', limit: 4 * MiB, cancelled: expect.any(Number) });
+    // A client that reads is served as ever.
+    const reader = await connect(proxy.port);
+    expect((await reader.exchange(1, 'resources/read', { uri: 'scripted://spelled' })).payload![0]).toBe(0);
+    // Unbounded, every answer stayed queued: 2 × lines MiB (1.1 GB held at 300 lines each).
+    const grew = proxy.rss().peak - before;
+    expect(grew).toBeLessThan(Math.min(2 * lines * MiB * 0.6, 120 * MiB));
+  });
+});
+
+describe('proxy: connections', () => {
+  it('past maxConnections a new client is reset as it comes, and counted', async () => {
+    const { proxy, port } = await start({ server: scripted(), maxConnections: 5 });
+    const sockets = await Promise.all(Array.from({ length: 8 }, () => nonReader(port)));
+    await until(() => proxy.stats.connectionsRefused === 3);
+    await sleep(50);
+    expect(sockets.filter((s) => s.destroyed).length).toBe(3);
+    expect(proxy.stats).toMatchObject({ connectionsOpen: 5, connectionsRefused: 3 });
+  });
+
+  it('idle clients are reset after clientIdleTimeout, with a fault each, and every descriptor comes back', async () => {
+    const { proxy, port, faults } = await start({ server: scripted(), clientIdleTimeout: 300 });
+    const fds = () => fs.readdirSync('/proc/self/fd').length;
+    const baseline = fds();
+    const count = SOAK ? 2000 : 100;
+    const sockets: net.Socket[] = [];
+    for (let k = 0; k < count; k++) sockets.push(await nonReader(port));
+    await until(() => proxy.stats.connectionsOpen === count);
+    await Promise.all(sockets.map(closed));
+    await until(() => proxy.stats.connectionsOpen === 0);
+    expect(faults.filter((f) => f.fault.reason === 'client-idle-timeout')).toHaveLength(count);
+    expect(proxy.stats.clientIdleTimeouts).toBe(count);
+    await until(() => fds() <= baseline);
+  });
+});
+
+describe('proxy: a drain ends on time', () => {
+  it('SIGTERM with a client that never reads and one that never closes: finishes, resets, and exit 0 within the drain time', async () => {
+    const proxy = await startCli(['proxy', '--listen', '127.0.0.1:0', '--drain-timeout', '0.5', '--log-level', 'info', '--', process.execPath, SCRIPTED]);
+    cleanups.push(() => proxy.kill());
+    const stuck = await nonReader(proxy.port);
+    for (let k = 0; k < 20; k++) stuck.write(`{"channel":${k},"method":"resources/read","params":{"uri":"scripted://size/${MiB}"}}\n`);
+    const silent = await nonReader(proxy.port);
+    silent.write('{"channel":1,"method":"resources/read","params":{"uri":"scripted://hang"}}\n');
+    await sleep(500);
+    const signalled = performance.now();
+    proxy.child.kill('SIGTERM');
+    expect((await proxy.exited).code).toBe(0);
+    // The drain time, then at most the bounded wait for a client's last writes (2 s), and no more.
+    expect(performance.now() - signalled).toBeLessThan(4000);
+    expect(proxy.lines().find((l) => l.event === 'drained')).toMatchObject({ connections: 2, cut: 2 });
+  });
+});
+
+/** A Streamable HTTP MCP server on loopback: initialize and notifications answered, every other request by `answer`. */
+async function httpServer(answer: (message: { id: number; method: string; params: Record<string, unknown> }, response: http.ServerResponse) => void) {
+  const sockets = new Set<net.Socket>();
+  let written = 0;
+  const server = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (c: Buffer) => chunks.push(c));
+    request.on('end', () => {
+      if (request.method !== 'POST') return void response.writeHead(200).end();
+      const message = JSON.parse(Buffer.concat(chunks).toString());
+      if (message.method === 'initialize') {
+        const result = { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'fake-http', version: '1' } };
+        response.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'session-1' });
+        return void response.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+      }
+      if (message.id === undefined) return void response.writeHead(202).end();
+      const write = response.write.bind(response);
+      response.write = ((chunk: unknown, ...rest: never[]) => {
+        written += typeof chunk === 'string' ? Buffer.byteLength(chunk) : (chunk as Buffer).length;
+        return write(chunk as never, ...rest);
+      }) as typeof response.write;
+      answer(message, response);
+    });
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => {
+    for (const s of sockets) s.destroy();
+    server.close();
+  });
+  return { url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/mcp`, open: () => sockets.size, written: () => written };
+}
+
+const okResult = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, result: { tools: [] } });
+
+describe('proxy: a Streamable HTTP server, bounded', () => {
+  it('an endless chunked body is aborted at the exchange timeout, and its connection given back', async () => {
+    const fake = await httpServer((_message, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      const timer = setInterval(() => response.write('x'.repeat(64 * 1024)), 5);
+      response.on('close', () => clearInterval(timer));
+    });
+    const { port, faults } = await start({ server: { url: fake.url }, exchangeTimeoutMs: 300, maxMessageBytes: 1024 * MiB });
+    const client = await connect(port);
+    expect((await client.exchange(1, 'tools/list')).payload).toBeNull();
+    expect(notCarried(faults)).toEqual([expect.objectContaining({ cause: 'timeout' })]);
+    const atTimeout = fake.written();
+    await sleep(300);
+    // Nothing more was downloaded after the timeout (at most what was in flight then).
+    expect(fake.written() - atTimeout).toBeLessThan(4 * MiB);
+    await until(() => fake.open() <= 1);
+  });
+
+  it('a Content-Length past the limit is refused from the header; a chunked body is cut at the limit', async () => {
+    const fake = await httpServer((message, response) => {
+      if (message.params.cursor === 'declared') {
+        response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(200_000_000) });
+        response.write('{"jsonrpc":"2.0",');
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'application/json' });
+      const timer = setInterval(() => response.write(' '.repeat(64 * 1024)), 1);
+      response.on('close', () => clearInterval(timer));
+    });
+    const { port, faults } = await start({ server: { url: fake.url }, maxMessageBytes: 2 * MiB });
+    const before = bytesInUse();
+    const client = await connect(port);
+    const declared = await client.exchange(1, 'tools/list', { cursor: 'declared' });
+    const chunked = await client.exchange(2, 'tools/list', { cursor: 'chunked' });
+    expect([declared.payload, chunked.payload]).toEqual([null, null]);
+    expect(notCarried(faults).map((f) => [f.channel, f.cause, f.limit])).toEqual([
+      [1, 'oversize', 2 * MiB],
+      [2, 'oversize', 2 * MiB],
+    ]);
+    expect(bytesInUse() - before).toBeLessThan(4 * MiB);
+    await until(() => fake.open() <= 1);
+  });
+
+  it('event streams that never end: each exchange that times out gives its connection back', async () => {
+    const fake = await httpServer((_message, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write(': waiting\n\n');
+    });
+    const { port } = await start({ server: { url: fake.url }, exchangeTimeoutMs: 200 });
+    const client = await connect(port);
+    const count = SOAK ? 200 : 40;
+    const answers = await Promise.all(Array.from({ length: count }, (_, k) => client.exchange(k, 'tools/list')));
+    expect(answers.every((a) => a.payload === null)).toBe(true);
+    // Left open, each held a connection at both ends: descriptors grew by one per exchange and never came back.
+    await until(() => fake.open() <= 2);
+  });
+
+  it('an HTTP error fails its own exchange only; the session goes on', async () => {
+    const fake = await httpServer((message, response) => {
+      if (message.params.cursor === 'fail') return void response.writeHead(500, { 'content-type': 'text/plain' }).end('no');
+      response.writeHead(200, { 'content-type': 'application/json' }).end(okResult(message.id));
+    });
+    const { proxy, port, faults } = await start({ server: { url: fake.url } });
+    const client = await connect(port);
+    const answers = await Promise.all([client.exchange(1, 'tools/list'), client.exchange(2, 'tools/list', { cursor: 'fail' }), client.exchange(3, 'tools/list')]);
+    expect(answers.map((a) => a.payload === null)).toEqual([false, true, false]);
+    expect(notCarried(faults)).toEqual([expect.objectContaining({ channel: 2, cause: 'server-error', status: 500 })]);
+    expect(proxy.stats).toMatchObject({ serverStarts: 1, serverRestarts: 0 });
+  });
+
+  it('a 404 on the session is the server saying it has gone: the session is started again', async () => {
+    let gone = false;
+    const fake = await httpServer((message, response) => {
+      if (message.params.cursor === 'forget' || gone) {
+        gone = false;
+        return void response.writeHead(404).end();
+      }
+      response.writeHead(200, { 'content-type': 'application/json' }).end(okResult(message.id));
+    });
+    const { proxy, port, faults } = await start({ server: { url: fake.url }, restartDelayMs: { first: 10, max: 100 } });
+    const client = await connect(port);
+    expect((await client.exchange(1, 'tools/list', { cursor: 'forget' })).payload).toBeNull();
+    expect(faults.find((f) => f.fault.reason === 'server-ended')?.fault).toMatchObject({ cause: 'http', status: 404 });
+    await until(() => proxy.stats.serverStarts === 2 && faults.length >= 2);
+    expect((await client.exchange(2, 'tools/list')).payload).not.toBeNull();
+  });
+});
