@@ -9,6 +9,7 @@
 //   frame/     one payload: a tag, then JSON (sections 1, 4, 5): codecs and their errors
 //   exchange/  section 2: one exchange per channel, the open channels, the stream decoder
 //   streams/   Web Streams and Node stream adapters
+//   connection/ the TCP server core the relay and the proxy share (Node)
 //   relay/     the validating relay: in process, between Node streams, over TCP
 //   proxy/     a real MCP server (stdio or Streamable HTTP) answered as records of its own bytes
 // and above them all, runtime/ (one entry per host), cli/ and demo/.
