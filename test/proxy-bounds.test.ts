@@ -31,7 +31,9 @@ async function start(options: ProxyOptions): Promise<{ proxy: McpProxy; port: nu
   const faults: Faults = [];
   const proxy = createProxy({ ...options, onFault: (fault, connection) => faults.push({ fault, connection }) });
   cleanups.push(() => proxy.close());
-  const port = await new Promise<number>((resolve) => proxy.server.listen(0, '127.0.0.1', () => resolve((proxy.server.address() as net.AddressInfo).port)));
+  const port = await new Promise<number>((resolve) =>
+    proxy.server.listen(0, '127.0.0.1', () => resolve((proxy.server.address() as net.AddressInfo).port)),
+  );
   await proxy.ready;
   return { proxy, port, faults };
 }
@@ -276,7 +278,18 @@ describe('proxy: connections', () => {
 
 describe('proxy: a drain ends on time', () => {
   it('SIGTERM with a client that never reads and one that never closes: finishes, resets, and exit 0 within the drain time', async () => {
-    const proxy = await startCli(['proxy', '--listen', '127.0.0.1:0', '--drain-timeout', '0.5', '--log-level', 'info', '--', process.execPath, SCRIPTED]);
+    const proxy = await startCli([
+      'proxy',
+      '--listen',
+      '127.0.0.1:0',
+      '--drain-timeout',
+      '0.5',
+      '--log-level',
+      'info',
+      '--',
+      process.execPath,
+      SCRIPTED,
+    ]);
     cleanups.push(() => proxy.kill());
     const stuck = await nonReader(proxy.port);
     for (let k = 0; k < 20; k++) stuck.write(`{"channel":${k},"method":"resources/read","params":{"uri":"scripted://size/${MiB}"}}\n`);
@@ -394,10 +407,36 @@ describe('proxy: a Streamable HTTP server, bounded', () => {
     });
     const { proxy, port, faults } = await start({ server: { url: fake.url } });
     const client = await connect(port);
-    const answers = await Promise.all([client.exchange(1, 'tools/list'), client.exchange(2, 'tools/list', { cursor: 'fail' }), client.exchange(3, 'tools/list')]);
+    const answers = await Promise.all([
+      client.exchange(1, 'tools/list'),
+      client.exchange(2, 'tools/list', { cursor: 'fail' }),
+      client.exchange(3, 'tools/list'),
+    ]);
     expect(answers.map((a) => a.payload === null)).toEqual([false, true, false]);
     expect(notCarried(faults)).toEqual([expect.objectContaining({ channel: 2, cause: 'server-error', status: 500 })]);
     expect(proxy.stats).toMatchObject({ serverStarts: 1, serverRestarts: 0 });
+  });
+
+  it('a response that ends with no answer to its request fails that exchange at once, not at its timeout', async () => {
+    const fake = await httpServer((message, response) => {
+      if (message.params.cursor === 'json-500') return void response.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"boom"}');
+      if (message.params.cursor === 'other-id') return void response.writeHead(200, { 'content-type': 'application/json' }).end(okResult(99_999));
+      response.writeHead(200, { 'content-type': 'text/event-stream' }).end(': nothing\n\n');
+    });
+    const { proxy, port, faults } = await start({ server: { url: fake.url }, exchangeTimeoutMs: 30_000 });
+    const client = await connect(port);
+    const answers = await Promise.all([
+      client.exchange(1, 'tools/list', { cursor: 'json-500' }),
+      client.exchange(2, 'tools/list', { cursor: 'other-id' }),
+      client.exchange(3, 'tools/list', { cursor: 'empty-stream' }),
+    ]);
+    expect(answers.map((a) => a.payload)).toEqual([null, null, null]);
+    expect(notCarried(faults).map((f) => [f.channel, f.cause, f.status])).toEqual([
+      [1, 'server-error', 500],
+      [2, 'server-error', 200],
+      [3, 'server-error', 200],
+    ]);
+    expect(proxy.stats).toMatchObject({ serverStarts: 1, lateAnswers: 1 });
   });
 
   it('a 404 on the session is the server saying it has gone: the session is started again', async () => {

@@ -255,12 +255,15 @@ export class ServerSession<R extends SessionRequest> {
       this.replace();
       return;
     }
-    const request = this.take(id);
+    // Answered already, or over (timed out, cancelled): nothing is lost now.
+    const request = typeof id === 'number' ? this.sent.get(id) : undefined;
     if (!request) return;
+    this.sent.delete(id as number);
+    this.upstream?.forget(id as number);
     const message =
       failure.cause === 'oversize'
         ? `the answer is past the message limit of ${failure.limit} bytes`
-        : `the server answered HTTP ${failure.status} and no JSON-RPC message`;
+        : `the server's HTTP response (status ${failure.status}) ended with no answer to the request`;
     this.handlers.lost(request, failure.cause, { message, ...('limit' in failure ? { limit: failure.limit } : { status: failure.status }) });
   }
 
@@ -279,6 +282,7 @@ export class ServerSession<R extends SessionRequest> {
       return;
     }
     this.upstream!.negotiated(version);
+    this.upstream!.forget(INIT_ID);
     this.notify('notifications/initialized');
     this.isReady = true;
     // The backoff starts again from its first wait only once this server has stayed up a while.

@@ -69,7 +69,7 @@ export type ServerEnd =
 export type RequestFailure =
   /** Its answer was past the message limit: read for its id, never held. */
   | { cause: 'oversize'; limit: number }
-  /** The server answered its POST with an HTTP error status and no JSON-RPC message. */
+  /** The server's HTTP response to its POST ended with no answer to it: an error status, or a body that held none. */
   | { cause: 'server-error'; status: number };
 
 export interface Upstream {
@@ -208,8 +208,8 @@ class StdioUpstream implements Upstream {
 /** How long a message that is not a request (a notification, a reply to the server) may take to be posted. */
 const NOTIFY_TIMEOUT_MS = 10_000;
 
-/** The answer to one POST: what the body held, or why it was given up. */
-type Posted = { kind: 'messages' } | { kind: 'failed'; failure: RequestFailure } | { kind: 'gone'; end: ServerEnd };
+/** The answer to one POST: its body's messages handed on (with the status), or why it was given up. */
+type Posted = { kind: 'messages'; status: number } | { kind: 'failed'; failure: RequestFailure } | { kind: 'gone'; end: ServerEnd };
 
 /** A Streamable HTTP server: a POST per message, each with its own abort. */
 class HttpUpstream implements Upstream {
@@ -249,7 +249,10 @@ class HttpUpstream implements Upstream {
       (posted) => {
         if (id !== undefined) this.requests.delete(id);
         if (posted.kind === 'gone') this.end(posted.end);
-        else if (posted.kind === 'failed' && id !== undefined && !own.signal.aborted) this.handlers.failed(id, posted.failure);
+        // A request's answer comes in its own response: one that ended without it (its exchange not yet
+        // over, so not answered) has failed, or the exchange would wait for its timeout.
+        else if (id !== undefined && !own.signal.aborted)
+          this.handlers.failed(id, posted.kind === 'failed' ? posted.failure : { cause: 'server-error', status: posted.status });
       },
       (err: unknown) => {
         if (id !== undefined) this.requests.delete(id);
@@ -294,10 +297,10 @@ class HttpUpstream implements Upstream {
     if (response.status === 202 || !response.body || (!response.ok && !json)) {
       await response.body?.cancel().catch(() => {});
       return response.ok || response.status === 202
-        ? { kind: 'messages' }
+        ? { kind: 'messages', status: response.status }
         : { kind: 'failed', failure: { cause: 'server-error', status: response.status } };
     }
-    if (stream) return readEvents(response.body, limit, (bytes) => this.message(bytes));
+    if (stream) return readEvents(response.body, response.status, limit, (bytes) => this.message(bytes));
     const declared = Number(response.headers.get('content-length') ?? Number.NaN);
     if (declared > limit) {
       // Judged from the header, before a byte of the body is read.
@@ -307,7 +310,7 @@ class HttpUpstream implements Upstream {
     const bytes = await readBody(response.body, limit);
     if (bytes === null) return { kind: 'failed', failure: { cause: 'oversize', limit } };
     this.message(bytes);
-    return { kind: 'messages' };
+    return { kind: 'messages', status: response.status };
   }
 
   private message(bytes: Uint8Array): void {
@@ -358,7 +361,7 @@ const DATA = utf8.encode('data:');
  * as bytes. An event whose data passes `limit` fails the request
  * (`oversize`): the body is cancelled, having held at most the limit.
  */
-async function readEvents(body: ReadableStream<Uint8Array>, limit: number, message: (bytes: Uint8Array) => void): Promise<Posted> {
+async function readEvents(body: ReadableStream<Uint8Array>, status: number, limit: number, message: (bytes: Uint8Array) => void): Promise<Posted> {
   let data: Uint8Array[] = [];
   let dataBytes = 0;
   let over = false;
@@ -385,7 +388,7 @@ async function readEvents(body: ReadableStream<Uint8Array>, limit: number, messa
   const reader = body.getReader();
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) return { kind: 'messages' };
+    if (done) return { kind: 'messages', status };
     lines.push(value);
     if (over) {
       await reader.cancel().catch(() => {});
