@@ -62,7 +62,7 @@ import { DEFAULT_MAX_CONNECTIONS } from '../relay/tcp.js';
 import { UsageError } from './args.js';
 import { fsReason, type Io } from './io.js';
 import { Log } from './log.js';
-import { type FromWorker, hostPort, loadMetrics, type ServeConfig, type ToWorker } from './serve.js';
+import { type FromWorker, hostPort, listenOn, loadMetrics, type ServeConfig, type ToWorker } from './serve.js';
 
 const BACKOFF_FIRST_MS = 100;
 const BACKOFF_MAX_MS = 10_000;
@@ -109,223 +109,298 @@ interface Held {
   worker: Worker | null;
 }
 
-export async function runPrimary(config: ServeConfig, io: Io): Promise<number> {
-  const log = new Log(io.log, config.logLevel);
-  const held = new Map<number, Held>();
+type MetricsModule = typeof import('./metrics.js');
+type MetricsServer = Awaited<ReturnType<MetricsModule['serveMetrics']>>;
+
+/** The primary of the cluster: the connections it holds, its workers, and a named handler for each thing that happens to them. */
+class Primary {
+  private readonly held = new Map<number, Held>();
   /** Connections waiting for a worker that is ready, in accept order. */
-  const waiting: number[] = [];
-  let accepted = 0;
-  let refused = 0;
+  private readonly waiting: number[] = [];
+  private accepted = 0;
+  private refused = 0;
   /** Connections reset because their worker died with them open. */
-  let orphaned = 0;
-  let turn = 0;
-  const maxConnections = config.relay.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
-  const slots: Slot[] = [];
-  const bySlot = new Map<Worker, Slot>();
-  let restarts = 0;
-  let stopping = false;
+  private orphaned = 0;
+  private turn = 0;
+  private readonly maxConnections: number;
+  private readonly slots: Slot[] = [];
+  private readonly bySlot = new Map<Worker, Slot>();
+  private restarts = 0;
+  private stopping = false;
   /** A signal began the drain (a listen that failed stops the workers too, without one). */
-  let signalled = false;
-  let scrapeId = 0;
-  const scrapes = new Map<number, (metrics: unknown[]) => void>();
+  private signalled = false;
+  /** Exits whose worker's channel has not closed yet, and orphans not yet reset: the primary waits for them before it settles. */
+  private closing = 0;
+  private scrapeId = 0;
+  private readonly scrapes = new Map<number, (metrics: unknown[]) => void>();
 
-  let settle!: (status: number) => void;
-  const finished = new Promise<number>((resolve) => {
-    settle = resolve;
+  private settle!: (status: number) => void;
+  readonly finished = new Promise<number>((resolve) => {
+    this.settle = resolve;
   });
-  let announce!: () => void;
-  const allListening = new Promise<void>((resolve) => {
-    announce = resolve;
+  private announce!: () => void;
+  readonly allListening = new Promise<void>((resolve) => {
+    this.announce = resolve;
   });
+  private readonly listener = net.createServer({ pauseOnConnect: true }, (socket) => this.accept(socket));
 
-  /** Closes the primary's copy of connection `id`: plainly once its worker has closed it, with a reset when nobody will end it properly. */
-  const release = (id: number, reset: boolean) => {
-    const h = held.get(id);
-    if (!h) return;
-    held.delete(id);
-    if (reset) h.socket.resetAndDestroy();
-    else h.socket.destroy();
-  };
+  constructor(
+    private readonly config: ServeConfig,
+    private readonly log: Log,
+  ) {
+    this.maxConnections = config.relay.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+  }
+
+  /** Listens on --listen; resolves the port, or rejects with a usage error. */
+  async listen(): Promise<number> {
+    try {
+      return await listenOn(this.listener, this.config.listen);
+    } catch (err) {
+      throw new UsageError(`relay: cannot listen on ${hostPort(this.config.listen)}: ${fsReason(err)}`, false);
+    }
+  }
+
+  /** Forks the workers, and replaces each that dies while the relay runs. */
+  start(): void {
+    cluster.on('exit', (worker, code, signal) => this.onExit(worker, code, signal));
+    for (let k = 0; k < this.config.workers; k++) this.fork();
+  }
+
+  /** A new connection: held, and queued for a worker; reset while stopping, or past --max-connections. */
+  private accept(socket: net.Socket): void {
+    socket.on('error', () => {});
+    if (this.stopping) {
+      socket.resetAndDestroy();
+      return;
+    }
+    if (this.maxConnections > 0 && this.held.size >= this.maxConnections) {
+      this.refused++;
+      socket.resetAndDestroy();
+      return;
+    }
+    const id = ++this.accepted;
+    this.held.set(id, { socket, worker: null });
+    this.waiting.push(id);
+    this.dispatch();
+  }
+
   /** Hands each waiting connection to the next ready worker, keeping the primary's descriptor of it. */
-  const dispatch = () => {
-    while (waiting.length > 0) {
-      const ready = slots.filter((x) => x.listening && x.worker.isConnected());
+  private dispatch(): void {
+    while (this.waiting.length > 0) {
+      const ready = this.slots.filter((x) => x.listening && x.worker.isConnected());
       if (ready.length === 0) return;
-      const worker = ready[turn++ % ready.length].worker;
-      const id = waiting.shift()!;
-      const h = held.get(id);
+      const worker = ready[this.turn++ % ready.length].worker;
+      const id = this.waiting.shift()!;
+      const h = this.held.get(id);
       if (!h) continue;
       h.worker = worker;
       // Not sent (the worker's channel closed): nobody relays it, so it is reset.
       worker.send({ type: 'mcp-frames:connection', id } satisfies ToWorker, h.socket, { keepOpen: true }, (error) => {
-        if (error) release(id, true);
+        if (error) this.release(id, true);
       });
     }
-  };
-  const listener = net.createServer({ pauseOnConnect: true }, (socket) => {
-    socket.on('error', () => {});
-    if (stopping) {
-      socket.resetAndDestroy();
-      return;
-    }
-    if (maxConnections > 0 && held.size >= maxConnections) {
-      refused++;
-      socket.resetAndDestroy();
-      return;
-    }
-    const id = ++accepted;
-    held.set(id, { socket, worker: null });
-    waiting.push(id);
-    dispatch();
-  });
-  let port: number;
-  try {
-    port = await new Promise<number>((resolve, reject) => {
-      listener.once('error', reject);
-      listener.listen(config.listen.port, config.listen.host, () => {
-        listener.off('error', reject);
-        resolve((listener.address() as net.AddressInfo).port);
-      });
-    });
-  } catch (err) {
-    throw new UsageError(`relay: cannot listen on ${hostPort(config.listen)}: ${fsReason(err)}`, false);
   }
 
-  const fork = (slot?: Slot) => {
+  /** Closes the primary's copy of connection `id`: plainly once its worker has closed it, with a reset when nobody will end it properly. */
+  private release(id: number, reset: boolean): void {
+    const h = this.held.get(id);
+    if (!h) return;
+    this.held.delete(id);
+    if (reset) h.socket.resetAndDestroy();
+    else h.socket.destroy();
+  }
+
+  /** Forks a worker: into a new slot, or into `slot`, whose worker died. */
+  private fork(slot?: Slot): Slot {
     const worker = cluster.fork();
     const s: Slot = slot ?? { worker, started: 0, listening: false, quickDeaths: 0, restart: null };
     s.worker = worker;
     s.started = performance.now();
     s.listening = false;
     s.restart = null;
-    if (!slot) slots.push(s);
-    bySlot.set(worker, s);
+    if (!slot) this.slots.push(s);
+    this.bySlot.set(worker, s);
     const replaces = slot !== undefined;
     // A send to a worker whose channel has closed (it died, or was killed
     // while cluster was answering its listen) is an 'error' on the worker;
     // unhandled, it would take the primary down with exit status 1.
     worker.on('error', (err: NodeJS.ErrnoException) => {
-      if (!stopping) log.line('error', 'worker-error', { worker: worker.id, pid: worker.process.pid, error: err.code ?? err.message });
+      if (!this.stopping) this.log.line('error', 'worker-error', { worker: worker.id, pid: worker.process.pid, error: err.code ?? err.message });
     });
-    worker.on('message', (message: FromWorker) => {
-      if (message?.type === 'mcp-frames:ready') {
-        s.listening = true;
-        if (replaces) log.line('info', 'worker-start', { worker: worker.id, pid: worker.process.pid });
-        // A worker forked just before a drain began may have missed its message (it listens for
-        // messages only once it has loaded): it is told again now that it is ready.
-        if (signalled) worker.send({ type: 'mcp-frames:drain' } satisfies ToWorker);
-        if (slots.length === config.workers && slots.every((x) => x.listening)) announce();
-        dispatch();
-      } else if (message?.type === 'mcp-frames:closed') {
-        if (held.get(message.id)?.worker === worker) release(message.id, false);
-      } else if (message?.type === 'mcp-frames:metrics') {
-        scrapes.get(message.id)?.(message.metrics);
-      }
-    });
+    worker.on('message', (message: FromWorker) => this.onMessage(worker, s, replaces, message));
     return s;
-  };
+  }
 
-  /**
-   * Resets every connection still held for `worker`, which has gone, once
-   * ORPHAN_LINGER_MS have passed; returns how many. Until then they are
-   * nobody's: no message of a worker touches them.
-   */
-  const orphans = (worker: Worker): number => {
-    const ids: number[] = [];
-    for (const [id, h] of held) {
-      if (h.worker !== worker) continue;
-      h.worker = null;
-      ids.push(id);
+  /** A message from `worker`, in `slot`: ready, a connection it closed, or its metrics. */
+  private onMessage(worker: Worker, slot: Slot, replaces: boolean, message: FromWorker): void {
+    if (message?.type === 'mcp-frames:ready') {
+      slot.listening = true;
+      if (replaces) this.log.line('info', 'worker-start', { worker: worker.id, pid: worker.process.pid });
+      // A worker forked just before a drain began may have missed its message (it listens for
+      // messages only once it has loaded): it is told again now that it is ready.
+      if (this.signalled) worker.send({ type: 'mcp-frames:drain' } satisfies ToWorker);
+      if (this.slots.length === this.config.workers && this.slots.every((x) => x.listening)) this.announce();
+      this.dispatch();
+    } else if (message?.type === 'mcp-frames:closed') {
+      if (this.held.get(message.id)?.worker === worker) this.release(message.id, false);
+    } else if (message?.type === 'mcp-frames:metrics') {
+      this.scrapes.get(message.id)?.(message.metrics);
     }
-    if (ids.length === 0) return 0;
-    orphaned += ids.length;
-    closing++;
-    setTimeout(() => {
-      for (const id of ids) release(id, true);
-      closing--;
-      if (stopping && bySlot.size === 0 && closing === 0) settle(0);
-    }, ORPHAN_LINGER_MS);
-    return ids.length;
-  };
-  /** Exits whose worker's channel has not closed yet, and orphans not yet reset: the primary waits for them before it settles. */
-  let closing = 0;
-  cluster.on('exit', (worker, code, signal) => {
-    const slot = bySlot.get(worker);
+  }
+
+  /** A worker of the primary's exited: what it held is known once its channel has closed. */
+  private onExit(worker: Worker, code: number | null, signal: string | null): void {
+    const slot = this.bySlot.get(worker);
     if (!slot) return;
-    bySlot.delete(worker);
+    this.bySlot.delete(worker);
     // The worker's last messages (the connections it closed) are read before its channel closes:
     // only then is what it still held known.
-    closing++;
-    if (worker.isConnected()) worker.once('disconnect', () => exited(worker, slot, code, signal));
-    else exited(worker, slot, code, signal);
-  });
-  const exited = (worker: Worker, slot: Slot, code: number | null, signal: string | null) => {
-    closing--;
-    const reset = orphans(worker);
-    if (stopping) {
+    this.closing++;
+    if (worker.isConnected()) worker.once('disconnect', () => this.exited(worker, slot, code, signal));
+    else this.exited(worker, slot, code, signal);
+  }
+
+  /** A worker that exited, its channel closed: its connections are reset, and it is replaced after a backoff unless the primary is stopping. */
+  private exited(worker: Worker, slot: Slot, code: number | null, signal: string | null): void {
+    this.closing--;
+    const reset = this.orphans(worker);
+    if (this.stopping) {
       // A worker that did not exit of its own accord during a drain (a signal, the rescue's SIGKILL,
       // a crash) cut its connections without their finishes: said, not passed over.
-      if (signalled && (code !== 0 || signal !== null || reset > 0))
-        log.line('error', 'worker-exit', { worker: worker.id, pid: worker.process.pid, code, signal, reset, draining: true });
-      if (bySlot.size === 0 && closing === 0) settle(0);
+      if (this.signalled && (code !== 0 || signal !== null || reset > 0))
+        this.log.line('error', 'worker-exit', { worker: worker.id, pid: worker.process.pid, code, signal, reset, draining: true });
+      this.settleIfDone();
       return;
     }
     const next = restartDelay(performance.now() - slot.started, slot.quickDeaths);
     const delay = next.delayMs;
     slot.quickDeaths = next.quickDeaths;
     slot.listening = false;
-    log.line('error', 'worker-exit', { worker: worker.id, pid: worker.process.pid, code, signal, reset, restartInMs: delay });
+    this.log.line('error', 'worker-exit', { worker: worker.id, pid: worker.process.pid, code, signal, reset, restartInMs: delay });
     slot.restart = setTimeout(() => {
-      if (stopping) return;
-      restarts++;
-      fork(slot);
+      if (this.stopping) return;
+      this.restarts++;
+      this.fork(slot);
     }, delay);
-  };
+  }
 
-  for (let k = 0; k < config.workers; k++) fork();
-  await Promise.race([allListening, finished]);
+  /**
+   * Resets every connection still held for `worker`, which has gone, once
+   * ORPHAN_LINGER_MS have passed; returns how many. Until then they are
+   * nobody's: no message of a worker touches them.
+   */
+  private orphans(worker: Worker): number {
+    const ids: number[] = [];
+    for (const [id, h] of this.held) {
+      if (h.worker !== worker) continue;
+      h.worker = null;
+      ids.push(id);
+    }
+    if (ids.length === 0) return 0;
+    this.orphaned += ids.length;
+    this.closing++;
+    setTimeout(() => {
+      for (const id of ids) this.release(id, true);
+      this.closing--;
+      if (this.stopping) this.settleIfDone();
+    }, ORPHAN_LINGER_MS);
+    return ids.length;
+  }
 
-  let metrics: Awaited<ReturnType<typeof import('./metrics.js').serveMetrics>> | undefined;
-  if (config.metrics) {
+  /** Settles once every worker has exited and every orphan has been reset. */
+  private settleIfDone(): void {
+    if (this.bySlot.size === 0 && this.closing === 0) this.settle(0);
+  }
+
+  /** Serves /metrics on --metrics, if asked: the workers' registries summed, with the primary's own. */
+  async serveMetrics(): Promise<MetricsServer | undefined> {
+    const at = this.config.metrics;
+    if (!at) return undefined;
     const m = await loadMetrics();
     const own = m.primaryRegistry({
-      workers: () => slots.filter((s) => bySlot.has(s.worker)).length,
-      restarts: () => restarts,
-      refused: () => refused,
-      orphaned: () => orphaned,
+      workers: () => this.slots.filter((s) => this.bySlot.has(s.worker)).length,
+      restarts: () => this.restarts,
+      refused: () => this.refused,
+      orphaned: () => this.orphaned,
     });
     const scrape = async () => {
-      const ready = slots.filter((s) => s.listening && s.worker.isConnected());
-      const answers = await Promise.all(
-        ready.map(
-          (s) =>
-            new Promise<unknown[]>((resolve) => {
-              const id = ++scrapeId;
-              // A worker that dies mid-scrape is left out rather than holding the scrape.
-              const timer = setTimeout(() => {
-                scrapes.delete(id);
-                resolve([]);
-              }, SCRAPE_TIMEOUT_MS);
-              scrapes.set(id, (metrics) => {
-                clearTimeout(timer);
-                scrapes.delete(id);
-                resolve(metrics);
-              });
-              s.worker.send({ type: 'mcp-frames:metrics', id } satisfies ToWorker);
-            }),
-        ),
-      );
+      const ready = this.slots.filter((s) => s.listening && s.worker.isConnected());
+      const answers = await Promise.all(ready.map((s) => this.askMetrics(s.worker)));
       return m.aggregate([...(answers as never[]), (await own.getMetricsAsJSON()) as never]);
     };
     try {
-      metrics = await m.serveMetrics(config.metrics, scrape);
+      return await m.serveMetrics(at, scrape);
     } catch (err) {
-      stopping = true;
-      listener.close();
-      for (const s of slots) s.worker.process.kill('SIGKILL');
-      throw new UsageError(`relay: cannot serve metrics on ${hostPort(config.metrics)}: ${(err as Error).message}`, false);
+      this.stopping = true;
+      this.listener.close();
+      for (const s of this.slots) s.worker.process.kill('SIGKILL');
+      throw new UsageError(`relay: cannot serve metrics on ${hostPort(at)}: ${(err as Error).message}`, false);
     }
   }
+
+  /** Asks `worker` for its registry as JSON; resolves with it, or with nothing after SCRAPE_TIMEOUT_MS. */
+  private askMetrics(worker: Worker): Promise<unknown[]> {
+    return new Promise<unknown[]>((resolve) => {
+      const id = ++this.scrapeId;
+      // A worker that dies mid-scrape is left out rather than holding the scrape.
+      const timer = setTimeout(() => {
+        this.scrapes.delete(id);
+        resolve([]);
+      }, SCRAPE_TIMEOUT_MS);
+      this.scrapes.set(id, (metrics) => {
+        clearTimeout(timer);
+        this.scrapes.delete(id);
+        resolve(metrics);
+      });
+      worker.send({ type: 'mcp-frames:metrics', id } satisfies ToWorker);
+    });
+  }
+
+  /**
+   * SIGINT or SIGTERM: the first drains the workers, the second resets
+   * every connection held, kills the workers and exits. (serve.ts's
+   * onSignals exits on the second without the resets and kills.)
+   */
+  readonly stop = (signal: NodeJS.Signals): void => {
+    if (this.signalled) this.abort(signal);
+    this.signalled = true;
+    this.stopping = true;
+    this.listener.close();
+    // Accepted, but no worker was ready to take them: nobody will relay them.
+    for (const id of this.waiting.splice(0)) this.release(id, true);
+    this.log.line('info', 'drain', { signal, timeoutMs: this.config.drainTimeoutMs, workers: this.bySlot.size });
+    for (const s of this.slots) if (s.restart) clearTimeout(s.restart);
+    this.settleIfDone();
+    for (const worker of this.bySlot.keys()) {
+      if (worker.isConnected()) worker.send({ type: 'mcp-frames:drain' } satisfies ToWorker);
+      else worker.process.kill('SIGKILL');
+    }
+    // Within a timer's range: past it Node fires at once, and a drain of a long timeout was cut at its start.
+    setTimeout(
+      () => {
+        for (const worker of this.bySlot.keys()) worker.process.kill('SIGKILL');
+      },
+      Math.min(this.config.drainTimeoutMs + RESCUE_MS, MAX_TIMER_MS),
+    ).unref();
+  };
+
+  /** The second signal: every connection held is reset, the workers killed, and the primary exits with 128 + its number. */
+  private abort(signal: NodeJS.Signals): never {
+    // Reset first: once the primary's descriptors are closed with SO_LINGER 0, the workers' deaths end each connection with a reset.
+    for (const id of [...this.held.keys()]) this.release(id, true);
+    for (const s of this.slots) s.worker.process.kill('SIGKILL');
+    process.exit(128 + (os.constants.signals[signal] ?? 0));
+  }
+}
+
+export async function runPrimary(config: ServeConfig, io: Io): Promise<number> {
+  const log = new Log(io.log, config.logLevel);
+  const primary = new Primary(config, log);
+  const port = await primary.listen();
+  primary.start();
+  await Promise.race([primary.allListening, primary.finished]);
+
+  const metrics = await primary.serveMetrics();
   log.always('info', 'listening', {
     listening: hostPort({ ...config.listen, port }),
     upstream: hostPort(config.upstream),
@@ -336,37 +411,10 @@ export async function runPrimary(config: ServeConfig, io: Io): Promise<number> {
     judges: config.judges,
   });
 
-  const stop = (signal: NodeJS.Signals) => {
-    if (signalled) {
-      // Reset first: once the primary's descriptors are closed with SO_LINGER 0, the workers' deaths end each connection with a reset.
-      for (const id of [...held.keys()]) release(id, true);
-      for (const s of slots) s.worker.process.kill('SIGKILL');
-      process.exit(128 + (os.constants.signals[signal] ?? 0));
-    }
-    signalled = true;
-    stopping = true;
-    listener.close();
-    // Accepted, but no worker was ready to take them: nobody will relay them.
-    for (const id of waiting.splice(0)) release(id, true);
-    log.line('info', 'drain', { signal, timeoutMs: config.drainTimeoutMs, workers: bySlot.size });
-    for (const s of slots) if (s.restart) clearTimeout(s.restart);
-    if (bySlot.size === 0 && closing === 0) settle(0);
-    for (const worker of bySlot.keys()) {
-      if (worker.isConnected()) worker.send({ type: 'mcp-frames:drain' } satisfies ToWorker);
-      else worker.process.kill('SIGKILL');
-    }
-    // Within a timer's range: past it Node fires at once, and a drain of a long timeout was cut at its start.
-    setTimeout(
-      () => {
-        for (const worker of bySlot.keys()) worker.process.kill('SIGKILL');
-      },
-      Math.min(config.drainTimeoutMs + RESCUE_MS, MAX_TIMER_MS),
-    ).unref();
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  process.on('SIGINT', primary.stop);
+  process.on('SIGTERM', primary.stop);
 
-  const status = await finished;
+  const status = await primary.finished;
   log.line('info', 'drained', { workers: config.workers });
   metrics?.server.close();
   metrics?.server.closeAllConnections();

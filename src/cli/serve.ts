@@ -170,7 +170,7 @@ export async function listenAndServe(listener: Listener, plan: ListenPlan, log: 
   return 0;
 }
 
-async function listenOn(server: net.Server, at: Endpoint): Promise<number> {
+export async function listenOn(server: net.Server, at: Endpoint): Promise<number> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(at.port, at.host, () => {
