@@ -75,9 +75,7 @@ lines.on('line', (line) => {
   }
   switch (uri) {
     case 'scripted://received':
-      write(
-        `{"jsonrpc":"2.0","id":${id},"result":{"contents":[{"uri":"scripted://received","text":${JSON.stringify(JSON.stringify(received))}}]}}`,
-      );
+      write(`{"jsonrpc":"2.0","id":${id},"result":{"contents":[{"uri":"scripted://received","text":${JSON.stringify(JSON.stringify(received))}}]}}`);
       return;
     case 'scripted://contents-not-array':
       write(`{"jsonrpc":"2.0","id":${id},"result":{"contents":"not an array"}}`);
