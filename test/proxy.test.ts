@@ -314,7 +314,7 @@ describe('proxy: every exchange ends', () => {
     expect(proxy.stats.notCarried.timeout).toBe(1);
   });
 
-  it('a client that goes away has its exchanges in flight cancelled at the server', async () => {
+  it('a client that goes away (a reset) has its exchanges in flight cancelled at the server', async () => {
     const { proxy, port } = await start({ server: scripted() });
     const leaving = await connect(port);
     leaving.exchange(1, 'resources/read', { uri: 'scripted://hang' });
@@ -322,7 +322,7 @@ describe('proxy: every exchange ends', () => {
     await proxy.ready;
     await new Promise((r) => setTimeout(r, 100));
     expect(proxy.stats.inFlight).toBe(2);
-    leaving.close();
+    leaving.socket.resetAndDestroy();
     await leaving.closed;
     const client = await connect(port);
     let ids: unknown[] = [];
@@ -332,6 +332,24 @@ describe('proxy: every exchange ends', () => {
     }
     expect(ids).toHaveLength(2);
     expect(proxy.stats).toMatchObject({ cancelled: 2, inFlight: 0 });
+  });
+
+  it("a client's FIN says it has sent its last request: its exchanges are still answered, then the proxy ends the connection", async () => {
+    const { proxy, port, faults } = await start({ server: scripted() });
+    const client = await connect(port);
+    await proxy.ready;
+    const slow = client.exchange(1, 'resources/read', { uri: 'scripted://spelled' });
+    const second = client.exchange(2, 'resources/read', { uri: 'scripted://missing' });
+    // The last line without its line feed: refused, since a line ends with one.
+    client.socket.end('{"channel":3,"method":"tools/list"}');
+    const ended = new Promise<void>((resolve) => client.socket.once('end', () => resolve()));
+    expect((await slow).payload![0]).toBe(0);
+    expect((await second).payload![0]).toBe(1);
+    await ended;
+    await client.closed;
+    expect(client.answers.map((a) => a.channel)).toEqual([1, 2]);
+    expect(faults.map((f) => f.fault)).toEqual([expect.objectContaining({ reason: 'bad-line', refused: 'unterminated' })]);
+    expect(proxy.stats).toMatchObject({ cancelled: 0, inFlight: 0, results: 1, errors: 1 });
   });
 
   it("refuses the server's own requests with a JSON-RPC error, and drops its notifications", async () => {
@@ -419,7 +437,7 @@ describe('proxy: reading a server message', () => {
   });
 
   it('refuses what is not an envelope, with the offset', () => {
-    expect(readEnvelope(enc.encode('[1]'))).toEqual({ fault: 'not an object', offset: 0 });
+    expect(readEnvelope(enc.encode('[1]'))).toEqual({ fault: 'not a JSON-RPC message: it does not open with an object', offset: 0 });
     expect(readEnvelope(enc.encode('{"result":"abc'))).toEqual({ fault: 'unterminated value', offset: 10 });
     expect(readEnvelope(enc.encode('{"result":{"a":1}'))).toEqual({ fault: "expected ',' or '}'", offset: 17 });
     expect(readEnvelope(enc.encode('{"result":{"a":[1}'))).toEqual({ fault: 'unterminated value', offset: 10 });

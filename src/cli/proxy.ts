@@ -18,6 +18,7 @@ import { createProxy, type McpProxy } from '../proxy/proxy.js';
 import type { ServerSpec } from '../proxy/upstream.js';
 import { backendFlag, COMMON_FLAGS, type Flags, limitFlag, parseFlags, UsageError } from './args.js';
 import type { Io } from './io.js';
+import { judgesInUse } from './judges.js';
 import { Log, type LogLevel } from './log.js';
 import { endpointOf, logLevelFlag, MAX_CONNECTIONS_LIMIT, secondsFlag } from './relay.js';
 import { connectionLines, listenAndServe } from './serve.js';
@@ -92,6 +93,8 @@ export async function proxyCommand(args: readonly string[], io: Io): Promise<num
   const backend: Backend = backendFlag('proxy', flags);
   const validate = levelFlag(flags);
   const log = new Log(io.log, logLevelFlag(flags, 'proxy'));
+  // Which schema judges serve 'full' (the proxy loads the SDK's schemas for its request lines either way).
+  const judges = validate === 'full' ? judgesInUse(io, true) : 'none';
 
   const proxy: McpProxy = createProxy({
     server,
@@ -120,7 +123,7 @@ export async function proxyCommand(args: readonly string[], io: Io): Promise<num
       listen: listenAt,
       metrics: metricsAt,
       drainTimeoutMs,
-      fields: { server: 'url' in server ? String(server.url) : command.join(' '), backend: backend.name, validate },
+      fields: { server: 'url' in server ? String(server.url) : command.join(' '), backend: backend.name, validate, judges },
       open: () => ({ connections: proxy.stats.connectionsOpen, inFlight: proxy.stats.inFlight }),
     },
     log,

@@ -153,8 +153,8 @@ function commandText(name: CommandName): string {
 const COMMAND_FLAGS: Readonly<Record<CommandName, readonly string[]>> = {
   decode: ['endpoint', 'backend', 'hex'],
   inspect: ['endpoint', 'backend', 'json', 'limits'],
-  relay: ['endpoint', 'backend', 'limits', 'tcp'],
-  proxy: ['backend', 'proxy'],
+  relay: ['endpoint', 'backend', 'limits', 'tcp', 'serve'],
+  proxy: ['backend', 'proxy', 'serve'],
   conformance: ['backend'],
 };
 
@@ -188,44 +188,46 @@ ${wrap(BACKEND_CHOICES.join(', '), 26)}
   Limits are whole numbers in decimal; breaking one is a record error
   (oversize, too-many-channels, held-limit) that stops the stream.`;
     case 'proxy':
-      return `  --validate full|json    proxy: how much of the wire rules answers are held to;
-                          default full
+      return `  --validate full|json    proxy: how much of the wire rules answers are held to:
+                          full (default) every rule, the method's schema
+                          included; json the tag and strict JSON
   --exchange-timeout S    proxy: seconds an exchange may wait for its answer;
                           default ${DEFAULT_EXCHANGE_TIMEOUT_MS / 1000}, 0 for never
-  --client-idle-timeout S seconds a connection may go nowhere; default ${DEFAULT_CLIENT_IDLE_TIMEOUT_MS / 1000}
-  --drain-timeout S       seconds exchanges in flight get after SIGTERM or
-                          SIGINT; default ${DEFAULT_DRAIN_TIMEOUT_MS / 1000}
-  --max-connections N     most connections open at once; default ${DEFAULT_MAX_CONNECTIONS}
-  --max-client-queue N    answer bytes a client may leave unread before it is
-                          reset; default ${DEFAULT_MAX_CLIENT_QUEUE_BYTES} (${size(DEFAULT_MAX_CLIENT_QUEUE_BYTES)})
-  --max-line-bytes N      the longest request line; default ${DEFAULT_MAX_LINE_BYTES} (${size(DEFAULT_MAX_LINE_BYTES)})
-  --max-message-bytes N   the longest message read from the server; a longer
-                          answer is not carried; default ${DEFAULT_MAX_FRAME_BYTES + 64 * 1024}
-  --metrics HOST:PORT     serve GET /metrics there (Prometheus)
-  --log-level L           error, warn (default) or info`;
+  --max-client-queue N    proxy: answer bytes a client may leave unread before
+                          it is reset; default ${DEFAULT_MAX_CLIENT_QUEUE_BYTES} (${size(DEFAULT_MAX_CLIENT_QUEUE_BYTES)}); 0 lets one
+                          answer wait at a time
+  --max-line-bytes N      proxy: the longest request line; default ${DEFAULT_MAX_LINE_BYTES} (${size(DEFAULT_MAX_LINE_BYTES)})
+  --max-message-bytes N   proxy: the longest message read from the server; a
+                          longer answer is not carried; default ${DEFAULT_MAX_FRAME_BYTES + 64 * 1024}`;
+    case 'serve':
+      return `  --listen HOST:PORT      relay, proxy: where clients connect (port 0: any)
+  --client-idle-timeout S relay --listen, proxy: seconds a connection may go
+                          nowhere: nothing in flight and no byte either way, or
+                          a client that takes nothing; default ${DEFAULT_CLIENT_IDLE_TIMEOUT_MS / 1000}, 0 for never
+  --max-connections N     relay --listen, proxy: most connections open at once;
+                          past it a new client is reset as it comes; default
+                          ${DEFAULT_MAX_CONNECTIONS}, 0 for no limit
+  --drain-timeout S       relay --listen, proxy: seconds open connections get to
+                          end after SIGTERM or SIGINT; default ${DEFAULT_DRAIN_TIMEOUT_MS / 1000}
+  --metrics HOST:PORT     relay --listen, proxy: serve GET /metrics there
+                          (Prometheus)
+  --log-level L           relay, proxy: error, warn (default) or info`;
     default:
-      return `  --connect-timeout S     relay --listen: seconds upstream may take to accept a
+      return `  --upstream HOST:PORT    relay --listen: where each client's own upstream
+                          connection goes
+  --connect-timeout S     relay --listen: seconds upstream may take to accept a
                           connection; default ${DEFAULT_CONNECT_TIMEOUT_MS / 1000}, 0 for the system's own
   --idle-timeout S        relay --listen: seconds upstream may stay silent while
                           a channel is open or a record is partly received;
                           default ${DEFAULT_IDLE_TIMEOUT_MS / 1000}, 0 for never
-  --client-idle-timeout S relay --listen: seconds a connection may go nowhere:
-                          nothing in flight and no byte either way, or a
-                          client that takes nothing; default ${DEFAULT_CLIENT_IDLE_TIMEOUT_MS / 1000}, 0 for never
-  --max-connections N     relay --listen: most connections open at once; past
-                          it a new client is reset as it comes; default
-                          ${DEFAULT_MAX_CONNECTIONS}, 0 for no limit
-  --drain-timeout S       relay --listen: seconds open connections get to end
-                          after SIGTERM or SIGINT; default ${DEFAULT_DRAIN_TIMEOUT_MS / 1000}
   --workers N|auto        relay --listen: worker processes sharing the port;
-                          auto is one per core; default 1 (this process)
-  --metrics HOST:PORT     relay --listen: serve GET /metrics there (Prometheus)
-  --log-level L           relay: error, warn (default) or info`;
+                          auto is one per core; default 1 (this process)`;
   }
 }
 
 const EXIT_STATUS = `Exit status:
   0  decode: every line was hex. inspect, relay: the stream ended ok.
+     relay --listen, proxy: drained after SIGTERM or SIGINT.
      conformance: every vector answered exactly. help, --version.
      Also when the reader of stdout went away (EPIPE: \`| head\`).
   1  decode: some line was not hex (its input-error line was printed).
@@ -234,10 +236,13 @@ const EXIT_STATUS = `Exit status:
   2  bad usage: no command, an unknown command or flag, a flag's value given
      twice, a missing or unknown --endpoint, decode without --hex, a bad
      limit, a backend that is not available here, or an input that cannot be
-     opened or is a directory (stdin included). One line on stderr says which.
+     opened or is a directory (stdin included); relay --listen, proxy: a
+     port or address that cannot be listened on. One line on stderr says which.
   70 a bug in mcp-frames: an unexpected error, with its stack on stderr.
   74 a read or a write failed once the command had started (a full disk,
      an I/O error): one line on stderr names the file and the cause.
+  128 + N  relay --listen, proxy: a second SIGTERM or SIGINT (N its number)
+     exits at once, resetting every open connection.
   A frame error, a not-carried exchange or a sequence violation is an
   answer about the input, not a failure: it does not change the status.`;
 
@@ -246,7 +251,7 @@ const TITLE = () => `mcp-frames ${version()}: MCP channel responses as frames, s
 /** The whole help: every command, every flag, the exit statuses. */
 export async function usage(): Promise<string> {
   const flags: string[] = [];
-  for (const group of ['endpoint', 'backend', 'hex', 'json', 'limits', 'tcp', 'proxy']) flags.push(await flagText(group));
+  for (const group of ['endpoint', 'backend', 'hex', 'json', 'limits', 'serve', 'tcp', 'proxy']) flags.push(await flagText(group));
   return `${TITLE()}
 
 Usage:

@@ -29,11 +29,14 @@
 // not carried (`drain-timeout`), and the client gets their finishes and a
 // reset, whether or not it reads.
 //
-// # A client that goes away
+// # A client that has sent its last request, and one that goes away
 //
-// A client's FIN is disconnecting (WIRE.md section 8), as is a close or a
-// reset: its exchanges in flight are cancelled at the server, and what was
-// already queued for it is still sent.
+// A client's FIN says it has sent its last request (WIRE.md section 8, as a
+// relay passes a client's FIN upstream in section 7): its exchanges in
+// flight are still answered, and once the last has ended the proxy ends the
+// connection (FIN). A client that goes away (a reset, or a connection found
+// closed when the proxy writes to it) has its exchanges in flight cancelled
+// at the server.
 
 import { type Accepted, ClientIdle, resetAfterFlush, type Served } from '../connection/server.js';
 import { ALREADY_OPEN, OpenChannels } from '../exchange/open-channels.js';
@@ -66,6 +69,8 @@ export class ProxyConnection implements Served, ExchangeOwner {
   /** What stopped the connection, for onClose: null after a clean end. */
   private error: unknown = null;
   private drainBegun = false;
+  /** The client sent its FIN: no line comes after it. */
+  private halfClosed = false;
   private readonly counts = { bytesIn: 0, bytesOut: 0, lines: 0, answered: 0, notCarried: 0, cancelled: 0, faults: 0 };
 
   constructor(
@@ -98,7 +103,7 @@ export class ProxyConnection implements Served, ExchangeOwner {
     socket.on('drain', () => {
       if (!this.ending) socket.resume();
     });
-    socket.on('end', () => this.clientGone());
+    socket.on('end', () => this.clientEnded());
     socket.once('close', () => this.onClose());
     if (accepted.openThrew) this.abandon('reset', accepted.openThrew.error);
     else if (accepted.draining) this.draining();
@@ -192,7 +197,7 @@ export class ProxyConnection implements Served, ExchangeOwner {
     this.counts.answered++;
     this.send(answer.records);
     this.proxy.exchanged(this.accepted.id, exchange, answer.payload, message, ms);
-    this.endIfDrained();
+    this.endIfDone();
   }
 
   /** The session lost `exchange` (the server ended, refused it, or answered past the limit). */
@@ -206,7 +211,7 @@ export class ProxyConnection implements Served, ExchangeOwner {
     this.counts.notCarried++;
     this.fault({ reason: 'not-carried', cause, channel: exchange.channel, method: exchange.method, ...detail });
     this.send(encodeFinish(exchange.channel));
-    this.endIfDrained();
+    this.endIfDone();
   }
 
   /**
@@ -262,13 +267,15 @@ export class ProxyConnection implements Served, ExchangeOwner {
     if (!this.socket.destroyed) this.socket.resetAndDestroy();
   }
 
-  /** The client sent its FIN: it is going, and its exchanges in flight are cancelled; what was queued for it still goes. */
-  private clientGone(): void {
-    if (this.ending) return;
-    this.ending = this.exchanges.size > 0 ? 'client-gone' : 'ended';
+  /** The client sent its FIN: it has sent its last request. A line it left without its line feed is refused. */
+  private clientEnded(): void {
+    this.halfClosed = true;
+    if (this.lines.pending > 0 && !this.ending) {
+      this.counts.lines++;
+      this.refuse({ refused: 'unterminated', message: 'the connection ended inside a line: a line ends with a line feed' });
+    }
     this.lines.stop();
-    this.cancelAll('the client went away');
-    this.socket.end();
+    this.endIfDone();
   }
 
   /** Cancels every exchange in flight at the server; none is answered now. */
@@ -282,9 +289,12 @@ export class ProxyConnection implements Served, ExchangeOwner {
     }
   }
 
-  /** While draining: a connection with nothing in flight ends, cleanly, once its answers have gone. */
-  private endIfDrained(): void {
-    if (!this.drainBegun || this.ending || this.exchanges.size > 0) return;
+  /**
+   * Once the client has sent its last request, or the proxy is draining, a
+   * connection with nothing in flight ends cleanly, once its answers have gone.
+   */
+  private endIfDone(): void {
+    if (!(this.drainBegun || this.halfClosed) || this.ending || this.exchanges.size > 0) return;
     this.ending = 'ended';
     this.lines.stop();
     this.socket.end();
@@ -292,7 +302,7 @@ export class ProxyConnection implements Served, ExchangeOwner {
 
   draining(): void {
     this.drainBegun = true;
-    this.endIfDrained();
+    this.endIfDone();
   }
 
   cut(afterMs: number): boolean {
@@ -335,7 +345,7 @@ export class ProxyConnection implements Served, ExchangeOwner {
   private onClose(): void {
     this.idle.stop();
     this.lines.stop();
-    // A client that closed or reset without a FIN: gone, and its exchanges with it.
+    // A client that reset, or that was found gone by a write: its exchanges go with it.
     if (!this.ending) this.ending = this.exchanges.size > 0 ? 'client-gone' : 'ended';
     this.cancelAll('the client went away');
     this.closed(this.error, {

@@ -14,7 +14,6 @@ export type NotCarriedCause =
   | 'oversize'
   | 'server-error'
   | 'server-not-reading'
-  | 'bad-request'
   | 'draining'
   | 'drain-timeout';
 
@@ -25,7 +24,6 @@ export const NOT_CARRIED_CAUSES: readonly NotCarriedCause[] = [
   'oversize',
   'server-error',
   'server-not-reading',
-  'bad-request',
   'draining',
   'drain-timeout',
 ];
@@ -123,9 +121,9 @@ export interface Exchange extends SessionRequest {
 
 /** How a proxy connection ended. */
 export type ProxyConnectionEnd =
-  /** Every exchange ended and the connection closed: the client's choice, or a drain's with nothing owed. */
+  /** Every exchange ended and the connection closed: the client sent its last request (FIN) and had every answer, or a drain found nothing owed. */
   | 'ended'
-  /** The client went away (closed, reset, or sent its FIN) with exchanges in flight, which were cancelled. */
+  /** The client went away (a reset, or found closed by a write) with exchanges in flight, which were cancelled. */
   | 'client-gone'
   /** Reset: nothing in flight and no byte either way for clientIdleTimeout, or a client that took nothing. */
   | 'idle'

@@ -102,7 +102,7 @@ function nameOf(b: Uint8Array, start: number, end: number): string {
 export function readEnvelope(b: Uint8Array, end = b.length): Envelope | EnvelopeFault {
   const envelope: Envelope = {};
   let i = skipSpace(b, 0, end);
-  if (b[i] !== OPEN_OBJECT) return { fault: 'not an object', offset: i };
+  if (b[i] !== OPEN_OBJECT) return { fault: 'not a JSON-RPC message: it does not open with an object', offset: i };
   i = skipSpace(b, i + 1, end);
   if (b[i] === CLOSE_OBJECT) return skipSpace(b, i + 1, end) === end ? envelope : { fault: 'text after the message', offset: i + 1 };
   for (;;) {

@@ -92,7 +92,12 @@ export interface McpProxy {
    * finishes and a reset, whether or not it reads; then the server stops.
    */
   drain(ms?: number): Promise<DrainResult>;
-  /** Resets every client connection at once, with nothing owed sent (a process about to exit); returns how many. */
+  /**
+   * For a process about to exit: resets every client connection at once,
+   * with nothing owed sent, stops listening, and kills the server (a stdio
+   * server with SIGKILL, which an exit would otherwise leave running).
+   * Returns how many connections it reset.
+   */
   reset(): number;
   /** Ends everything now: every client reset, the server stopped. */
   close(): Promise<void>;
@@ -183,8 +188,9 @@ export function createProxy(options: ProxyOptions): McpProxy {
     exchanged: (connection, exchange, payload, message, ms) =>
       options.onExchange?.({ connection, channel: exchange.channel, method: exchange.method, payload, message, ms }),
   };
+  // allowHalfOpen: a client that has sent its last request (FIN) still gets every answer.
   const core: ConnectionCore<ProxyConnection, ProxyConnectionSummary> = new ConnectionCore(
-    { maxConnections: options.maxConnections, onOpen: options.onOpen, onClose: options.onClose },
+    { maxConnections: options.maxConnections, allowHalfOpen: true, onOpen: options.onOpen, onClose: options.onClose },
     (accepted) => new ProxyConnection(context, accepted, (error, summary) => core.closed(accepted.id, error, summary)),
   );
   session.start();
@@ -197,7 +203,12 @@ export function createProxy(options: ProxyOptions): McpProxy {
       await session.stop();
       return drained;
     },
-    reset: () => core.reset(),
+    reset() {
+      const reset = core.reset();
+      if (core.server.listening) core.server.close();
+      session.kill();
+      return reset;
+    },
     async close() {
       core.reset();
       const closed = new Promise<void>((resolve) => (core.server.listening ? core.server.close(() => resolve()) : resolve()));

@@ -29,7 +29,7 @@ export interface ExchangeRequest {
  * `offset` into the line where it did.
  */
 export interface LineRefusal {
-  refused: 'bad-utf8' | 'bad-json' | 'bad-channel' | 'unknown-method' | 'bad-params' | 'too-many-in-flight';
+  refused: 'bad-utf8' | 'bad-json' | 'bad-channel' | 'unknown-method' | 'bad-params' | 'too-many-in-flight' | 'unterminated';
   message: string;
   channel?: number;
   method?: string;

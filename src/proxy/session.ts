@@ -345,6 +345,17 @@ export class ServerSession<R extends SessionRequest> {
     return delay;
   }
 
+  /** Stops the server for good at once, for a process about to exit (a stdio server is killed). */
+  kill(): void {
+    this.stopped = true;
+    clearTimeout(this.restartTimer);
+    clearTimeout(this.initTimer);
+    clearTimeout(this.stableTimer);
+    this.upstream?.kill();
+    this.upstream = undefined;
+    this.isReady = false;
+  }
+
   /** Stops the server for good; what waits is left to the caller. */
   async stop(): Promise<void> {
     this.stopped = true;

@@ -87,6 +87,8 @@ export interface Upstream {
   negotiated(protocolVersion: string): void;
   /** Stops the server (stdio) or ends the session (HTTP); the end handler is not called. */
   close(): Promise<void>;
+  /** Stops at once, for a process about to exit: a stdio server is killed (SIGKILL), HTTP requests are aborted. */
+  kill(): void;
 }
 
 export interface UpstreamHandlers {
@@ -192,6 +194,12 @@ class StdioUpstream implements Upstream {
   forget(): void {}
 
   negotiated(): void {}
+
+  kill(): void {
+    this.closing = true;
+    const child = this.child;
+    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
 
   async close(): Promise<void> {
     this.closing = true;
@@ -315,6 +323,11 @@ class HttpUpstream implements Upstream {
 
   private message(bytes: Uint8Array): void {
     if (!this.ended) this.handlers.message(bytes);
+  }
+
+  kill(): void {
+    this.ended = true;
+    this.abort.abort();
   }
 
   async close(): Promise<void> {
