@@ -305,6 +305,33 @@ describe('proxy: a drain ends on time', () => {
   });
 });
 
+describe('proxy: exiting', () => {
+  it('a second signal exits at once, and takes down a stdio server that ignores SIGTERM and outlives its stdin', async () => {
+    const proxy = await startCli(['proxy', '--listen', '127.0.0.1:0', '--log-level', 'info', '--', process.execPath, SCRIPTED], {
+      SCRIPTED_STUBBORN: '1',
+    });
+    cleanups.push(() => proxy.kill());
+    await proxy.line((l) => l.event === 'server-ready');
+    const client = await connect(proxy.port);
+    client.exchange(1, 'resources/read', { uri: 'scripted://hang' });
+    await until(() => proxy.pids().length === 2);
+    const server = proxy.pids()[1];
+    proxy.child.kill('SIGTERM');
+    await proxy.line((l) => l.event === 'drain');
+    proxy.child.kill('SIGTERM');
+    expect(await proxy.exited).toEqual({ code: 128 + 15, signal: null });
+    // Gone, or a zombie waiting to be reaped: either way it runs no more.
+    const alive = () => {
+      try {
+        return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${server}/stat`, 'utf8'));
+      } catch {
+        return false;
+      }
+    };
+    await until(() => !alive());
+  }, 20_000);
+});
+
 /** A Streamable HTTP MCP server on loopback: initialize and notifications answered, every other request by `answer`. */
 async function httpServer(answer: (message: { id: number; method: string; params: Record<string, unknown> }, response: http.ServerResponse) => void) {
   const sockets = new Set<net.Socket>();

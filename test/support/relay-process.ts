@@ -34,10 +34,11 @@ export function startRelay(upstreamPort: number, flags: readonly string[]): Prom
   return startCli(['relay', '--listen', '127.0.0.1:0', '--upstream', `127.0.0.1:${upstreamPort}`, ...flags]);
 }
 
-/** Starts `mcp-frames ARGS…` and resolves once it prints its listening line. */
-export async function startCli(args: readonly string[]): Promise<RelayProcess> {
+/** Starts `mcp-frames ARGS…` (with `env` added to the environment) and resolves once it prints its listening line. */
+export async function startCli(args: readonly string[], env?: Readonly<Record<string, string>>): Promise<RelayProcess> {
   const child = spawn(process.execPath, [bin, ...args], {
     stdio: ['ignore', 'ignore', 'pipe'],
+    ...(env ? { env: { ...process.env, ...env } } : {}),
   });
   let stderr = '';
   let parsed: Line[] = [];

@@ -21,6 +21,7 @@
 // The environment can make it misbehave as a whole:
 //   SCRIPTED_EXIT_AFTER_INIT_MS=N   exit N ms after answering initialize
 //   SCRIPTED_STOP_READING=1         read nothing more of stdin after initialize
+//   SCRIPTED_STUBBORN=1             ignore SIGTERM, and stay up when stdin ends
 
 import { createInterface } from 'node:readline';
 
@@ -29,6 +30,11 @@ const cancelled = [];
 const received = [];
 const asked = new Map();
 let askId = 1000;
+
+if (process.env.SCRIPTED_STUBBORN) {
+  process.on('SIGTERM', () => {});
+  setInterval(() => {}, 1 << 30);
+}
 
 const lines = createInterface({ input: process.stdin });
 lines.on('line', (line) => {
