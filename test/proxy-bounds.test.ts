@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ProxyFault } from '../src/proxy/context.js';
 import { createProxy, type McpProxy, type ProxyOptions } from '../src/proxy/proxy.js';
-import type { ServerSpec } from '../src/proxy/upstream.js';
+import type { ServerSpec } from '../src/proxy/server-spec.js';
 import { bytesInUse, MiB } from './support/memory.js';
 import { ProxyClient } from './support/proxy-client.js';
 import { startCli, until } from './support/relay-process.js';
@@ -200,6 +200,32 @@ describe("proxy: a client's request lines", () => {
     expect(perByte).toBeLessThan(3);
   });
 
+  it('a CR before the line feed is no part of the line: a line at the limit ending in CRLF is taken', async () => {
+    const { port, faults } = await start({ server: scripted(), maxLineBytes: 200 });
+    const client = await connect(port);
+    const head = '{"channel":1,"method":"resources/read","params":{"uri":"scripted://spelled","pad":"';
+    const line = `${head}${'x'.repeat(200 - head.length - 3)}"}}`;
+    expect(line.length).toBe(200);
+    const answered = client.finishOf(1);
+    client.socket.write(`${line}\r\n`);
+    expect((await answered).payload![0]).toBe(0);
+    expect(faults).toEqual([]);
+  });
+
+  it("one client's flood of refused lines does not hold another client's exchange behind it", async () => {
+    const { proxy, port } = await start({ server: scripted() });
+    const flooding = await connect(port);
+    const client = await connect(port);
+    const lines = 100_000;
+    flooding.socket.write('{}\n'.repeat(lines));
+    await until(() => proxy.stats.refusedLines > 0);
+    const answer = await client.exchange(1, 'resources/read', { uri: 'scripted://spelled' });
+    expect(answer.payload![0]).toBe(0);
+    // Read 64 lines a turn, the flood lets other clients in: read a chunk at a time, some 21,000 refusals came first.
+    expect(proxy.stats.refusedLines).toBeLessThan(10_000);
+    await until(() => proxy.stats.refusedLines === lines);
+  });
+
   it('a line that is not UTF-8 is refused (bad-utf8, with its offset) and never reaches the server', async () => {
     const { port, faults, proxy } = await start({ server: scripted() });
     const client = await connect(port);
@@ -306,6 +332,29 @@ describe('proxy: a drain ends on time', () => {
 });
 
 describe('proxy: exiting', () => {
+  it("a drain ends on time though the server's own child keeps its stdio pipes open", async () => {
+    const proxy = await startCli([
+      'proxy',
+      '--listen',
+      '127.0.0.1:0',
+      '--drain-timeout',
+      '0.3',
+      '--log-level',
+      'info',
+      '--',
+      'sh',
+      '-c',
+      `sleep 30 & exec ${JSON.stringify(process.execPath)} ${JSON.stringify(SCRIPTED)}`,
+    ]);
+    cleanups.push(() => proxy.kill());
+    await proxy.line((l) => l.event === 'server-ready');
+    const signalled = performance.now();
+    proxy.child.kill('SIGTERM');
+    expect((await proxy.exited).code).toBe(0);
+    // Waiting for the pipes to close waited for the sleep, 30 s.
+    expect(performance.now() - signalled).toBeLessThan(5000);
+  });
+
   it('a second signal exits at once, and takes down a stdio server that ignores SIGTERM and outlives its stdin', async () => {
     const proxy = await startCli(['proxy', '--listen', '127.0.0.1:0', '--log-level', 'info', '--', process.execPath, SCRIPTED], {
       SCRIPTED_STUBBORN: '1',
@@ -464,6 +513,90 @@ describe('proxy: a Streamable HTTP server, bounded', () => {
       [3, 'server-error', 200],
     ]);
     expect(proxy.stats).toMatchObject({ serverStarts: 1, lateAnswers: 1 });
+  });
+
+  it('at most 16 requests are open at once; the rest wait within the server queue, and past it are not carried', async () => {
+    const fake = await httpServer(() => {
+      // Never answered: no headers, no body.
+    });
+    let peak = 0;
+    const timer = setInterval(() => {
+      peak = Math.max(peak, fake.open());
+    }, 5);
+    cleanups.push(() => clearInterval(timer));
+    const { port, faults } = await start({ server: { url: fake.url }, exchangeTimeoutMs: 1500, maxServerQueueBytes: 4096 });
+    const client = await connect(port);
+    const count = SOAK ? 4096 : 400;
+    await Promise.all(Array.from({ length: count }, (_, k) => client.exchange(k, 'tools/list')));
+    // One socket a request, once: 4096 in flight held 4096 sockets to the server (and exhausted a lower descriptor limit).
+    expect(peak).toBeLessThanOrEqual(16 + 2);
+    const causes = notCarried(faults).map((f) => f.cause);
+    expect(causes.filter((c) => c === 'server-not-reading').length).toBeGreaterThan(count / 2);
+    expect(causes.filter((c) => c === 'timeout').length).toBeLessThan(count / 2);
+  });
+
+  it('bodies that never finish share one budget: what the proxy holds does not grow with the exchanges in flight', async () => {
+    // Written as the proxy takes it, so that what waits in this process is the proxy's, not the server's.
+    const fake = await httpServer((_message, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      let left = 1536 * 1024;
+      const pump = () => {
+        while (left > 0) {
+          left -= 16 * 1024;
+          if (!response.write('x'.repeat(16 * 1024))) return void response.once('drain', pump);
+        }
+      };
+      response.write('{"jsonrpc":"2.0","id":1,"result":{"pad":"');
+      pump();
+    });
+    const { port } = await start({ server: { url: fake.url }, maxMessageBytes: 2 * MiB, exchangeTimeoutMs: 3000 });
+    const before = bytesInUse();
+    const client = await connect(port);
+    const answers = Array.from({ length: 40 }, (_, k) => client.exchange(k, 'tools/list'));
+    await sleep(1500);
+    const held = bytesInUse() - before;
+    // 16 bodies open at once, each held to 1.5 MiB, were 28 MiB; the budget is twice the message limit (4 MiB),
+    // and each open request costs the HTTP client some buffers of its own besides.
+    expect(held).toBeLessThan(14 * MiB);
+    await Promise.all(answers);
+  });
+
+  it('one response cut short fails its own exchange; the others are answered, and the session goes on', async () => {
+    const fake = await httpServer((message, response) => {
+      if (message.params.cursor === 'cut') {
+        response.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+        response.write('{"jsonrpc":"2.0",');
+        setTimeout(() => response.socket?.destroy(), 50);
+        return;
+      }
+      setTimeout(() => response.writeHead(200, { 'content-type': 'application/json' }).end(okResult(message.id)), 300);
+    });
+    const { proxy, port, faults } = await start({ server: { url: fake.url } });
+    const client = await connect(port);
+    const others = Array.from({ length: 5 }, (_, k) => client.exchange(k + 1, 'tools/list'));
+    const cut = await client.exchange(9, 'tools/list', { cursor: 'cut' });
+    expect(cut.payload).toBeNull();
+    for (const answer of await Promise.all(others)) expect(answer.payload).not.toBeNull();
+    expect(notCarried(faults)).toEqual([expect.objectContaining({ channel: 9, cause: 'server-error', status: 200 })]);
+    expect(proxy.stats).toMatchObject({ serverStarts: 1, serverRestarts: 0 });
+  });
+
+  it('a redirect is an error status, never followed: the session id goes to no other origin', async () => {
+    let elsewhere = 0;
+    const other = http.createServer((_request, response) => {
+      elsewhere++;
+      response.end();
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => other.close());
+    const fake = await httpServer((_message, response) => {
+      response.writeHead(302, { location: `http://localhost:${(other.address() as net.AddressInfo).port}/mcp` }).end();
+    });
+    const { port, faults } = await start({ server: { url: fake.url } });
+    const client = await connect(port);
+    expect((await client.exchange(1, 'tools/list')).payload).toBeNull();
+    expect(notCarried(faults)).toEqual([expect.objectContaining({ cause: 'server-error', status: 302 })]);
+    expect(elsewhere).toBe(0);
   });
 
   it('a 404 on the session is the server saying it has gone: the session is started again', async () => {

@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createProxy, type McpProxy, type ProxyOptions } from '../src/proxy/proxy.js';
 import type { ProxyFault } from '../src/proxy/context.js';
-import type { ServerSpec } from '../src/proxy/upstream.js';
+import type { ServerSpec } from '../src/proxy/server-spec.js';
 import { readEnvelope } from '../src/proxy/message.js';
 import { ProxyClient, type Answer } from './support/proxy-client.js';
 
@@ -244,7 +244,7 @@ describe('proxy: the other servers from npm', () => {
 });
 
 describe('proxy: every exchange ends', () => {
-  it('a Streamable HTTP server that goes away: the exchange in flight is not carried, and the session is started again', async () => {
+  it('a Streamable HTTP server that goes away: the exchange in flight is not carried, the next finds it gone, and the session is started again', async () => {
     const { child, url } = await everythingHttp();
     const { proxy, port, faults } = await start({ server: { url }, restartDelayMs: { first: 10, max: 100 } });
     await proxy.ready;
@@ -252,9 +252,16 @@ describe('proxy: every exchange ends', () => {
     const long = client.exchange(1, 'tools/call', { name: 'longRunningOperation', arguments: { duration: 30, steps: 3 } });
     await new Promise((r) => setTimeout(r, 300));
     child.kill('SIGKILL');
+    // Its response was cut: that request fails alone (one cut response is no proof the server has gone).
     expect((await long).payload).toBeNull();
+    expect(faults.find((f) => f.fault.reason === 'not-carried')?.fault).toMatchObject({ cause: 'server-error', channel: 1, status: 200 });
+    // The next request cannot reach the server at all: the session has ended, and is started again.
+    expect((await client.exchange(2, 'tools/list')).payload).toBeNull();
     expect(faults.find((f) => f.fault.reason === 'server-ended')?.fault).toMatchObject({ cause: 'unreachable', inFlight: 1 });
-    expect(faults.find((f) => f.fault.reason === 'not-carried')?.fault).toMatchObject({ cause: 'server-ended', channel: 1 });
+    expect(faults.filter((f) => f.fault.reason === 'not-carried').map((f) => f.fault)).toEqual([
+      expect.objectContaining({ channel: 1, cause: 'server-error' }),
+      expect.objectContaining({ channel: 2, cause: 'server-ended' }),
+    ]);
     expect(proxy.stats.serverRestarts).toBeGreaterThanOrEqual(1);
   });
 

@@ -15,7 +15,7 @@ import { DEFAULT_DRAIN_TIMEOUT_MS } from '../connection/defaults.js';
 import { ANSWER_LEVELS, type AnswerLevel } from '../proxy/answer.js';
 import type { ProxyFault } from '../proxy/context.js';
 import { createProxy, type McpProxy } from '../proxy/proxy.js';
-import type { ServerSpec } from '../proxy/upstream.js';
+import type { ServerSpec } from '../proxy/server-spec.js';
 import { backendFlag, COMMON_FLAGS, type Flags, limitFlag, parseFlags, UsageError } from './args.js';
 import type { Io } from './io.js';
 import { judgesInUse } from './judges.js';

@@ -45,10 +45,15 @@ export class LineReader {
   private skipping = false;
   private stopped = false;
 
+  /** The most bytes held for a line: the limit, and a CR before its LF, which is not part of the line. */
+  private readonly cap: number;
+
   constructor(
     private readonly limit: number,
     private readonly handler: LineHandler,
-  ) {}
+  ) {
+    this.cap = limit + 1;
+  }
 
   /** Bytes of a line not yet ended that are held now. */
   get pending(): number {
@@ -69,30 +74,45 @@ export class LineReader {
 
   /** Takes a chunk: each line it ends goes to the handler, in order. */
   push(chunk: Uint8Array): void {
+    this.pushSome(chunk, Number.POSITIVE_INFINITY);
+  }
+
+  /**
+   * Takes `chunk` up to the end of its `maxLines`-th line: returns how many
+   * of its bytes were taken (all of them when it ends fewer lines). The
+   * rest is the caller's to push later, in order.
+   */
+  pushSome(chunk: Uint8Array, maxLines: number): number {
     let from = 0;
+    let lines = 0;
     while (from < chunk.length && !this.stopped) {
+      if (lines === maxLines) return from;
       const lf = chunk.indexOf(LF, from);
       if (this.skipping) {
         this.skipping = lf < 0;
         this.handler.long(chunk.subarray(from, lf < 0 ? chunk.length : lf), lf >= 0);
-        if (lf < 0) return;
+        if (lf < 0) return chunk.length;
         from = lf + 1;
+        lines++;
         continue;
       }
       const stop = lf < 0 ? chunk.length : lf;
-      if (this.held + (stop - from) > this.limit) {
+      if (this.held + (stop - from) > this.cap) {
         this.overflow(chunk.subarray(from, stop), lf >= 0);
-        if (lf < 0) return;
+        if (lf < 0) return chunk.length;
         from = lf + 1;
+        lines++;
         continue;
       }
       if (lf < 0) {
         this.keep(chunk.subarray(from));
-        return;
+        return chunk.length;
       }
       this.end(chunk, from, lf);
       from = lf + 1;
+      lines++;
     }
+    return chunk.length;
   }
 
   /** The line that ends at chunk[lf]: a view of the chunk when it lay there whole, else the buffer, given away. */
@@ -106,14 +126,16 @@ export class LineReader {
       this.held = 0;
     }
     if (line.length && line[line.length - 1] === CR) line = line.subarray(0, line.length - 1);
-    this.handler.line(line);
+    // One byte past the limit was room for a CR; with none there, the line is too long.
+    if (line.length > this.limit) this.handler.long(line, true);
+    else this.handler.line(line);
   }
 
   /** Copies part of a line not yet ended into the buffer, which doubles as it must (never past the limit). */
   private keep(part: Uint8Array): void {
     const need = this.held + part.length;
     if (this.buffer === null || need > this.buffer.length) {
-      const size = Math.min(this.limit, Math.max(need, FIRST_BUFFER, 2 * (this.buffer?.length ?? 0)));
+      const size = Math.min(this.cap, Math.max(need, FIRST_BUFFER, 2 * (this.buffer?.length ?? 0)));
       const grown = new Uint8Array(size);
       if (this.buffer) grown.set(this.buffer.subarray(0, this.held));
       this.buffer = grown;

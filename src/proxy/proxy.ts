@@ -33,7 +33,7 @@ import { ProxyConnection } from './connection.js';
 import { type Exchange, newCounts, type ProxyConnectionSummary, type ProxyContext, type ProxyFault, type ProxyStats } from './context.js';
 import { codecOfMethod } from './request-line.js';
 import { ServerSession } from './session.js';
-import type { ServerSpec } from './upstream.js';
+import type { ServerSpec } from './server-spec.js';
 
 /** The longest server message read by default: a frame at the default limit, and room for its envelope. */
 const DEFAULT_MAX_MESSAGE_BYTES = DEFAULT_MAX_FRAME_BYTES + 64 * 1024;
@@ -199,9 +199,16 @@ export function createProxy(options: ProxyOptions): McpProxy {
     stats: liveStats(core, session, counts),
     ready,
     async drain(ms = DEFAULT_DRAIN_TIMEOUT_MS) {
-      const drained = await core.drain(ms);
-      await session.stop();
-      return drained;
+      const drained = core.drain(ms);
+      // At the drain's timeout nothing more is owed by the server: it stops while the last clients are reset.
+      let stopped: Promise<void> | undefined;
+      const timer = setTimeout(() => {
+        stopped = session.stop();
+      }, ms);
+      const result = await drained;
+      clearTimeout(timer);
+      await (stopped ?? session.stop());
+      return result;
     },
     reset() {
       const reset = core.reset();

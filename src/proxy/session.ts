@@ -24,7 +24,8 @@ import {
   DEFAULT_STABLE_AFTER_MS,
 } from '../connection/defaults.js';
 import { type Envelope, isEnvelopeFault, parseSpan, readEnvelope, type Span } from './message.js';
-import { openUpstream, type RequestFailure, type ServerEnd, type ServerSpec, type Upstream } from './upstream.js';
+import type { RequestFailure, ServerEnd, ServerSpec, Upstream } from './server-spec.js';
+import { openUpstream } from './upstream.js';
 
 /** The protocol version the proxy asks for; the server answers with the one it speaks. */
 const PROXY_PROTOCOL_VERSION = '2025-06-18';
@@ -263,7 +264,7 @@ export class ServerSession<R extends SessionRequest> {
     const message =
       failure.cause === 'oversize'
         ? `the answer is past the message limit of ${failure.limit} bytes`
-        : `the server's HTTP response (status ${failure.status}) ended with no answer to the request`;
+        : (failure.message ?? `the server's HTTP response (status ${failure.status}) ended with no answer to the request`);
     this.handlers.lost(request, failure.cause, { message, ...('limit' in failure ? { limit: failure.limit } : { status: failure.status }) });
   }
 

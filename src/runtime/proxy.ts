@@ -29,7 +29,7 @@ export {
 } from '../proxy/context.js';
 export type { AnswerLevel } from '../proxy/answer.js';
 export type { ServerFault } from '../proxy/session.js';
-export type { HttpServer, RequestFailure, ServerEnd, ServerSpec, StdioServer } from '../proxy/upstream.js';
+export type { HttpServer, RequestFailure, ServerEnd, ServerSpec, StdioServer } from '../proxy/server-spec.js';
 export { PROXY_METHODS, readRequestLine, type ExchangeRequest, type LineRefusal } from '../proxy/request-line.js';
 // Every type of the main entry, since its options and stats are made of them (its values stay the main entry's).
 export type * from '../index.js';

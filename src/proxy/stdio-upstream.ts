@@ -1,0 +1,123 @@
+// A stdio MCP server behind the proxy: a child process, one JSON-RPC message a line each way.
+//
+// # Every message is bounded as it arrives
+//
+// No message longer than the limit is ever held whole. A line past it is
+// read on as it streams, for its JSON-RPC id alone (IdScanner), and
+// dropped: that one request fails (`oversize`) and the server goes on; only
+// a line with no id to be found ends the server.
+//
+// # Writes to the server wait for it
+//
+// What the server has not read from its stdin waits in the proxy. Past
+// maxQueueBytes waiting, send() takes nothing more (the session does not
+// carry the exchange: `server-not-reading`), so a server that stops reading
+// holds a bounded queue, not every byte clients send.
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import { LineReader } from './lines.js';
+import { IdScanner } from './message.js';
+import type { ServerEnd, StdioServer, Upstream, UpstreamHandlers, UpstreamLimits } from './server-spec.js';
+
+const utf8 = new TextEncoder();
+
+/** A stdio server: a child process, one message a line each way. */
+export class StdioUpstream implements Upstream {
+  private readonly child: ChildProcess | null = null;
+  private readonly exited: Promise<void> = Promise.resolve();
+  private ended = false;
+  private closing = false;
+  /** Reading a line past the limit, for its id. */
+  private scanner: IdScanner | null = null;
+
+  constructor(
+    spec: StdioServer,
+    private readonly handlers: UpstreamHandlers,
+    private readonly limits: UpstreamLimits,
+  ) {
+    try {
+      this.child = spawn(spec.command, [...(spec.args ?? [])], {
+        env: { ...process.env, ...spec.env },
+        cwd: spec.cwd,
+        stdio: ['pipe', 'pipe', spec.stderr ?? 'ignore'],
+      });
+    } catch (err) {
+      queueMicrotask(() => this.end({ cause: 'spawn', message: (err as Error).message }));
+      return;
+    }
+    const child = this.child;
+    // 'exit', not 'close': a server's own child that kept its stdio pipes held 'close', and a drain, for as long as it lived.
+    this.exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const lines = new LineReader(limits.maxMessageBytes, {
+      line: (bytes) => {
+        if (!this.ended && bytes.length) handlers.message(bytes);
+      },
+      long: (piece, end) => this.long(piece, end),
+    });
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (!this.ended) lines.push(chunk);
+    });
+    child.stdin!.on('error', () => {});
+    child.on('error', (err) => this.end({ cause: 'spawn', message: err.message }));
+    child.on('exit', (code, signal) => this.end({ cause: 'exit', code, signal }));
+  }
+
+  private end(e: ServerEnd): void {
+    if (this.ended) return;
+    this.ended = true;
+    if (!this.closing) this.handlers.end(e);
+  }
+
+  /** A piece of a line past the limit: read for its id; at its end, that request fails, or the server ends when no id was found. */
+  private long(piece: Uint8Array, end: boolean): void {
+    this.scanner ??= new IdScanner();
+    this.scanner.push(piece);
+    if (!end) return;
+    const id = this.scanner.id();
+    this.scanner = null;
+    if (this.ended) return;
+    const limit = this.limits.maxMessageBytes;
+    if (id === undefined) {
+      // No id to fail alone: whatever it answered is lost, and the server with it.
+      this.end({ cause: 'oversize', limit });
+      this.child?.kill('SIGKILL');
+    } else this.handlers.failed(id, { cause: 'oversize', limit });
+  }
+
+  get queued(): number {
+    return this.child?.stdin?.writableLength ?? 0;
+  }
+
+  send(text: string): boolean {
+    if (this.ended || !this.child) return true;
+    const bytes = utf8.encode(`${text}\n`);
+    // One message always goes when nothing waits: a request as long as the limit itself is still sent.
+    if (this.queued > 0 && this.queued + bytes.length > this.limits.maxQueueBytes) return false;
+    this.child.stdin!.write(bytes);
+    return true;
+  }
+
+  forget(): void {}
+
+  negotiated(): void {}
+
+  kill(): void {
+    this.closing = true;
+    const child = this.child;
+    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    child.stdin!.end();
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 2000);
+    await this.exited;
+    clearTimeout(timer);
+    // The pipes' far ends may live on in the server's own children: ours are let go of.
+    child.stdout?.destroy();
+    child.stdin?.destroy();
+  }
+}
