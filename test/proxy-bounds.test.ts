@@ -150,7 +150,7 @@ describe('proxy: the restart backoff', () => {
 
   it('starts again from the first wait once a server has stayed up for stableAfterMs', async () => {
     const { faults } = await start({
-      server: scripted({ SCRIPTED_EXIT_AFTER_INIT_MS: '250' }),
+      server: scripted({ SCRIPTED_EXIT_AFTER_INIT_MS: '600' }),
       restartDelayMs: { first: 20, max: 10_000 },
       stableAfterMs: 100,
     });
@@ -212,18 +212,24 @@ describe("proxy: a client's request lines", () => {
     expect(faults).toEqual([]);
   });
 
-  it("one client's flood of refused lines does not hold another client's exchange behind it", async () => {
+  it("one client's flood of lines is read 64 lines a turn, so other clients' events come in between", async () => {
     const { proxy, port } = await start({ server: scripted() });
     const flooding = await connect(port);
     const client = await connect(port);
-    const lines = 100_000;
+    const lines = SOAK ? 200_000 : 20_000;
     flooding.socket.write('{}\n'.repeat(lines));
-    await until(() => proxy.stats.refusedLines > 0);
-    const answer = await client.exchange(1, 'resources/read', { uri: 'scripted://spelled' });
-    expect(answer.payload![0]).toBe(0);
-    // Read 64 lines a turn, the flood lets other clients in: read a chunk at a time, some 21,000 refusals came first.
-    expect(proxy.stats.refusedLines).toBeLessThan(10_000);
-    await until(() => proxy.stats.refusedLines === lines);
+    // Sampled once a turn of the event loop (the proxy's next 64 lines wait for the next turn, as this sampler does):
+    // read a chunk at a time, one turn took a whole chunk's 21,000 lines, and every other client waited for them.
+    let biggestStep = 0;
+    let last = 0;
+    while (last < lines) {
+      await new Promise((resolve) => setImmediate(resolve));
+      const now = proxy.stats.refusedLines;
+      biggestStep = Math.max(biggestStep, now - last);
+      last = now;
+    }
+    expect(biggestStep).toBeLessThanOrEqual(2 * 64);
+    expect((await client.exchange(1, 'resources/read', { uri: 'scripted://spelled' })).payload![0]).toBe(0);
   });
 
   it('a line that is not UTF-8 is refused (bad-utf8, with its offset) and never reaches the server', async () => {
@@ -325,8 +331,9 @@ describe('proxy: a drain ends on time', () => {
     const signalled = performance.now();
     proxy.child.kill('SIGTERM');
     expect((await proxy.exited).code).toBe(0);
-    // The drain time, then at most the bounded wait for a client's last writes (2 s), and no more.
-    expect(performance.now() - signalled).toBeLessThan(4000);
+    // The drain time, then at most the bounded wait for a client's last writes (2 s): a bound with room for a loaded
+    // machine, against a drain that lasted for as long as a client would not read.
+    expect(performance.now() - signalled).toBeLessThan(8000);
     expect(proxy.lines().find((l) => l.event === 'drained')).toMatchObject({ connections: 2, cut: 2 });
   });
 });
@@ -352,7 +359,7 @@ describe('proxy: exiting', () => {
     proxy.child.kill('SIGTERM');
     expect((await proxy.exited).code).toBe(0);
     // Waiting for the pipes to close waited for the sleep, 30 s.
-    expect(performance.now() - signalled).toBeLessThan(5000);
+    expect(performance.now() - signalled).toBeLessThan(10_000);
   });
 
   it('a second signal exits at once, and takes down a stdio server that ignores SIGTERM and outlives its stdin', async () => {
