@@ -293,10 +293,11 @@ describe('proxy: connections', () => {
   });
 
   it('idle clients are reset after clientIdleTimeout, with a fault each, and every descriptor comes back', async () => {
-    const { proxy, port, faults } = await start({ server: scripted(), clientIdleTimeout: 300 });
+    const count = SOAK ? 2000 : 100;
+    // Long enough for every client to connect before the first is reset.
+    const { proxy, port, faults } = await start({ server: scripted(), clientIdleTimeout: SOAK ? 10_000 : 300 });
     const fds = () => fs.readdirSync('/proc/self/fd').length;
     const baseline = fds();
-    const count = SOAK ? 2000 : 100;
     const sockets: net.Socket[] = [];
     for (let k = 0; k < count; k++) sockets.push(await nonReader(port));
     await until(() => proxy.stats.connectionsOpen === count);
@@ -536,7 +537,8 @@ describe('proxy: a Streamable HTTP server, bounded', () => {
     const count = SOAK ? 4096 : 400;
     await Promise.all(Array.from({ length: count }, (_, k) => client.exchange(k, 'tools/list')));
     // One socket a request, once: 4096 in flight held 4096 sockets to the server (and exhausted a lower descriptor limit).
-    expect(peak).toBeLessThanOrEqual(16 + 2);
+    // The server sees an aborted request's socket close a little after the proxy has opened the next: room for that.
+    expect(peak).toBeLessThanOrEqual(2 * 16);
     const causes = notCarried(faults).map((f) => f.cause);
     expect(causes.filter((c) => c === 'server-not-reading').length).toBeGreaterThan(count / 2);
     expect(causes.filter((c) => c === 'timeout').length).toBeLessThan(count / 2);
