@@ -283,6 +283,21 @@ describe('proxy: a client that does not read', () => {
 });
 
 describe('proxy: connections', () => {
+  it('a client that writes its lines and resets at once (often read as a clean end) has its exchanges cancelled, not held', async () => {
+    const { proxy, port } = await start({ server: scripted() });
+    const count = SOAK ? 2000 : 100;
+    for (let k = 0; k < count; k++) {
+      const socket = net.connect(port, '127.0.0.1');
+      socket.on('error', () => {});
+      await new Promise<void>((resolve) => socket.once('connect', resolve));
+      socket.write('{"channel":1,"method":"resources/read","params":{"uri":"scripted://hang"}}\n');
+      socket.resetAndDestroy();
+    }
+    // Taken for a half-close, each held its exchange, its slot and a descriptor until the exchange timed out.
+    await until(() => proxy.stats.connectionsOpen === 0 && proxy.stats.inFlight === 0);
+    expect(proxy.stats.connectionsTotal).toBe(count);
+  });
+
   it('past maxConnections a new client is reset as it comes, and counted', async () => {
     const { proxy, port } = await start({ server: scripted(), maxConnections: 5 });
     const sockets = await Promise.all(Array.from({ length: 8 }, () => nonReader(port)));
@@ -392,6 +407,7 @@ describe('proxy: exiting', () => {
 /** A Streamable HTTP MCP server on loopback: initialize and notifications answered, every other request by `answer`. */
 async function httpServer(answer: (message: { id: number; method: string; params: Record<string, unknown> }, response: http.ServerResponse) => void) {
   const sockets = new Set<net.Socket>();
+  const notifications: string[] = [];
   let written = 0;
   const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -404,7 +420,10 @@ async function httpServer(answer: (message: { id: number; method: string; params
         response.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'session-1' });
         return void response.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
       }
-      if (message.id === undefined) return void response.writeHead(202).end();
+      if (message.id === undefined) {
+        notifications.push(message.method);
+        return void response.writeHead(202).end();
+      }
       const write = response.write.bind(response);
       response.write = ((chunk: unknown, ...rest: never[]) => {
         written += typeof chunk === 'string' ? Buffer.byteLength(chunk) : (chunk as Buffer).length;
@@ -422,7 +441,12 @@ async function httpServer(answer: (message: { id: number; method: string; params
     for (const s of sockets) s.destroy();
     server.close();
   });
-  return { url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/mcp`, open: () => sockets.size, written: () => written };
+  return {
+    url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/mcp`,
+    open: () => sockets.size,
+    written: () => written,
+    notifications,
+  };
 }
 
 const okResult = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, result: { tools: [] } });
@@ -523,7 +547,7 @@ describe('proxy: a Streamable HTTP server, bounded', () => {
     expect(proxy.stats).toMatchObject({ serverStarts: 1, lateAnswers: 1 });
   });
 
-  it('at most 16 requests are open at once; the rest wait within the server queue, and past it are not carried', async () => {
+  it('a client holds at most 8 requests open at once; the rest wait within the server queue, and past it are not carried', async () => {
     const fake = await httpServer(() => {
       // Never answered: no headers, no body.
     });
@@ -538,10 +562,32 @@ describe('proxy: a Streamable HTTP server, bounded', () => {
     await Promise.all(Array.from({ length: count }, (_, k) => client.exchange(k, 'tools/list')));
     // One socket a request, once: 4096 in flight held 4096 sockets to the server (and exhausted a lower descriptor limit).
     // The server sees an aborted request's socket close a little after the proxy has opened the next: room for that.
-    expect(peak).toBeLessThanOrEqual(2 * 16);
+    expect(peak).toBeLessThanOrEqual(2 * 8);
     const causes = notCarried(faults).map((f) => f.cause);
     expect(causes.filter((c) => c === 'server-not-reading').length).toBeGreaterThan(count / 2);
     expect(causes.filter((c) => c === 'timeout').length).toBeLessThan(count / 2);
+  });
+
+  it("clients take turns for the open requests: one client's burst holds no other's request behind it", async () => {
+    const fake = await httpServer((message, response) => {
+      if (message.params.cursor === 'hang') return;
+      response.writeHead(200, { 'content-type': 'application/json' }).end(okResult(message.id));
+    });
+    const { port, faults } = await start({ server: { url: fake.url }, exchangeTimeoutMs: 2000 });
+    const burst = await connect(port);
+    const other = await connect(port);
+    const hung = Array.from({ length: 64 }, (_, k) => burst.exchange(k, 'tools/list', { cursor: 'hang' }));
+    await sleep(100);
+    // Behind the burst, it waited for the burst's requests to time out: they held every open request.
+    const answered = await other.exchange(1, 'tools/list');
+    expect(answered.payload).not.toBeNull();
+    expect(notCarried(faults)).toEqual([]);
+    await Promise.all(hung);
+    // Only the requests that were posted are cancelled at the server (the 8 open at the timeout, and the few a slot
+    // freed a moment before their own timeout): the others never reached it, and all 64 were cancelled before.
+    await until(() => fake.notifications.filter((m) => m === 'notifications/cancelled').length >= 8);
+    await sleep(200);
+    expect(fake.notifications.filter((m) => m === 'notifications/cancelled').length).toBeLessThanOrEqual(16);
   });
 
   it('bodies that never finish share one budget: what the proxy holds does not grow with the exchanges in flight', async () => {

@@ -228,6 +228,29 @@ describe('the TCP relay when a connection goes nowhere', () => {
     expect(relay.server.stats.faultsByReason).toEqual({ 'client-idle-timeout': 1 });
   });
 
+  it('clients that write and reset at once (often read as a clean end) are let go of at once, not at the client idle timeout', async () => {
+    const upstreams = new Set<net.Socket>();
+    // An upstream that keeps its half open and says nothing: only the client's going can end these connections.
+    const port = await listen(
+      net.createServer({ allowHalfOpen: true }, (s) => {
+        upstreams.add(s);
+        s.on('error', () => {});
+      }),
+    );
+    const relay = await relayWithCloses(port, { clientIdleTimeout: 60_000 });
+    for (let k = 0; k < 50; k++) {
+      const socket = net.connect(relay.port, '127.0.0.1');
+      socket.on('error', () => {});
+      await new Promise<void>((resolve) => socket.once('connect', resolve));
+      socket.write('{"channel":1,"method":"tools/list"}\n');
+      socket.resetAndDestroy();
+    }
+    // Taken for a half-close, each waited for an upstream that never ends, up to the client idle timeout.
+    await until(() => relay.server.stats.connectionsOpen === 0);
+    expect(relay.ends.every((end) => end === 'client-gone')).toBe(true);
+    for (const s of upstreams) s.destroy();
+  });
+
   it('a half-closed client whose upstream keeps its half open and silent is reset by the client idle timeout', async () => {
     let upstreamSawEnd = false;
     let upstreamSocket: net.Socket | undefined;

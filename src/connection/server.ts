@@ -239,6 +239,19 @@ export class ClientIdle {
   }
 }
 
+/**
+ * Checks that a client's FIN is one: a client that wrote and reset at once
+ * is often read as a clean end (the reset arrives with the data, and the
+ * kernel reports the end of the data first), and then nothing more is read
+ * to learn better. A write of no bytes finds the reset (EPIPE or
+ * ECONNRESET) and errors the socket, as a write of an answer would; to a
+ * client that did send its FIN it does nothing. So a reset client's
+ * exchanges are not held until an answer comes to fail on it.
+ */
+export function confirmEnd(socket: net.Socket): void {
+  if (!socket.destroyed && socket.writable) socket.write(EMPTY);
+}
+
 /** How long what was last written gets to reach the client before a reset. */
 const RESET_LINGER_MS = 200;
 /** The longest the core waits for the last write to leave the process before a reset. */

@@ -38,7 +38,7 @@
 // closed when the proxy writes to it) has its exchanges in flight cancelled
 // at the server.
 
-import { type Accepted, ClientIdle, resetAfterFlush, type Served } from '../connection/server.js';
+import { type Accepted, ClientIdle, confirmEnd, resetAfterFlush, type Served } from '../connection/server.js';
 import { ALREADY_OPEN, OpenChannels } from '../exchange/open-channels.js';
 import { encodeFinish } from '../records/record.js';
 import { Status } from '../wire/status.js';
@@ -161,6 +161,7 @@ export class ProxyConnection implements Served, ExchangeOwner {
     }
     const exchange: Exchange = {
       owner: this,
+      from: this,
       channel: request.channel,
       method: request.method,
       params: request.params,
@@ -318,6 +319,8 @@ export class ProxyConnection implements Served, ExchangeOwner {
       this.refuse({ refused: 'unterminated', message: 'the connection ended inside a line: a line ends with a line feed' });
     }
     this.lines.stop();
+    // A reset read as an end is found now, and its exchanges cancelled, rather than when an answer fails on it.
+    if (this.exchanges.size > 0) confirmEnd(this.socket);
     this.endIfDone();
   }
 

@@ -11,10 +11,15 @@
 //
 // # Bounded three ways
 //
-// - At most MAX_POSTS requests are open at once, so a client with
-//   thousands of exchanges in flight holds as many sockets as that, not
-//   thousands. The rest wait, their text counted against maxQueueBytes;
-//   past it send() takes nothing more (`server-not-reading`).
+// - At most MAX_POSTS requests are open at once, and at most
+//   MAX_POSTS_EACH for one asker (a proxy connection), so a client with
+//   thousands of exchanges in flight holds a few sockets, not thousands,
+//   and leaves the rest to other clients: a burst of requests that hang
+//   took every open request, and another client's waited for them to
+//   time out. The rest wait, taking turns by asker, their text counted
+//   against maxQueueBytes; past it send() takes nothing more
+//   (`server-not-reading`). A request that ends while it waits never
+//   reaches the server.
 // - A body is read as it arrives, counted, and cut at the message limit; a
 //   Content-Length past it is refused from the header.
 // - The bodies being read share one budget, twice the message limit: past
@@ -28,17 +33,19 @@
 import { LineReader } from './lines.js';
 import type { HttpServer, RequestFailure, ServerEnd, Upstream, UpstreamHandlers, UpstreamLimits } from './server-spec.js';
 
-/** The most POSTs open at once. */
-const MAX_POSTS = 16;
+/** The most POSTs open at once, and for one asker. */
+const MAX_POSTS = 32;
+const MAX_POSTS_EACH = 8;
 /** How long a message that is not a request (a notification, a reply to the server) may take to be posted. */
 const NOTIFY_TIMEOUT_MS = 10_000;
 
 const utf8 = new TextEncoder();
 
-/** One message to post: its text, the request's id when it is one, and its own abort. */
+/** One message to post: its text, the request's id when it is one, who asked, and its own abort. */
 interface Post {
   readonly text: string;
   readonly id: number | undefined;
+  readonly from: object;
   readonly bytes: number;
   readonly own: AbortController;
   /** Still waiting for a free POST. */
@@ -99,9 +106,14 @@ export class HttpUpstream implements Upstream {
   private readonly abort = new AbortController();
   /** Requests queued or open, by id. */
   private readonly posts = new Map<number, Post>();
-  private readonly waiting: Post[] = [];
+  /** Posts waiting for a free POST, by who asked, and the askers in turn (each once, while it has some waiting). */
+  private readonly waiting = new Map<object, Post[]>();
+  private readonly turns: object[] = [];
   private waitingBytes = 0;
   private open = 0;
+  /** Open POSTs by asker, while it has some. */
+  private readonly openBy = new Map<object, number>();
+  private scheduled = false;
   private readonly budget: BodyBudget;
   private session: string | undefined;
   private version: string | undefined;
@@ -127,52 +139,104 @@ export class HttpUpstream implements Upstream {
     return this.waitingBytes;
   }
 
-  send(text: string, id?: number): boolean {
+  send(text: string, id?: number, from: object = this): boolean {
     if (this.ended) return true;
-    const post: Post = { text, id, bytes: utf8.encode(text).length, own: new AbortController(), queued: false, status: null };
-    if (this.open >= MAX_POSTS) {
+    const post: Post = { text, id, from, bytes: utf8.encode(text).length, own: new AbortController(), queued: false, status: null };
+    if (this.open >= MAX_POSTS || (this.openBy.get(from) ?? 0) >= MAX_POSTS_EACH) {
       // One request may always wait, so that one at the queue's whole size is still sent.
-      if (this.waiting.length > 0 && this.waitingBytes + post.bytes > this.limits.maxQueueBytes) return false;
-      post.queued = true;
-      this.waiting.push(post);
-      this.waitingBytes += post.bytes;
+      if (this.waitingBytes > 0 && this.waitingBytes + post.bytes > this.limits.maxQueueBytes) return false;
+      this.enqueue(post);
     } else this.start(post);
     if (id !== undefined) this.posts.set(id, post);
     return true;
   }
 
-  forget(id: number): void {
+  forget(id: number): boolean {
     const post = this.posts.get(id);
-    if (!post) return;
+    if (!post) return true;
     this.posts.delete(id);
     post.own.abort();
-    if (post.queued) {
-      post.queued = false;
-      this.waitingBytes -= post.bytes;
+    if (!post.queued) return true;
+    post.queued = false;
+    this.waitingBytes -= post.bytes;
+    return false;
+  }
+
+  private enqueue(post: Post): void {
+    post.queued = true;
+    this.waitingBytes += post.bytes;
+    const queue = this.waiting.get(post.from);
+    if (queue) queue.push(post);
+    else {
+      this.waiting.set(post.from, [post]);
+      this.turns.push(post.from);
     }
+  }
+
+  /** The next post to start: the first of the next asker in turn below its own bound; undefined when none may start. */
+  private dequeue(): Post | undefined {
+    for (let tries = this.turns.length; tries > 0; tries--) {
+      const from = this.turns.shift()!;
+      const queue = this.waiting.get(from)!;
+      while (queue.length > 0 && !queue[0].queued) queue.shift();
+      if (queue.length === 0) {
+        this.waiting.delete(from);
+        continue;
+      }
+      this.turns.push(from);
+      if ((this.openBy.get(from) ?? 0) >= MAX_POSTS_EACH) continue;
+      const post = queue.shift()!;
+      if (queue.length === 0) {
+        this.waiting.delete(from);
+        this.turns.pop();
+      }
+      return post;
+    }
+    return undefined;
   }
 
   private start(post: Post): void {
     this.open++;
-    const signals = [this.abort.signal, post.own.signal];
-    if (post.id === undefined) signals.push(AbortSignal.timeout(NOTIFY_TIMEOUT_MS));
-    this.post(post, AbortSignal.any(signals))
+    this.openBy.set(post.from, (this.openBy.get(post.from) ?? 0) + 1);
+    const signal = this.abort.signal.aborted ? this.abort.signal : AbortSignal.any([this.abort.signal, post.own.signal]);
+    // A plain timer, not AbortSignal.timeout(): joined by AbortSignal.any, Node 20 could collect that one unfired.
+    const timer = post.id === undefined ? setTimeout(() => post.own.abort(), NOTIFY_TIMEOUT_MS) : undefined;
+    this.post(post, signal)
       .then(
         (posted) => this.posted(post, posted),
         (error: unknown) => this.failed(post, error),
       )
       .finally(() => {
+        clearTimeout(timer);
         this.open--;
+        const left = this.openBy.get(post.from)! - 1;
+        if (left > 0) this.openBy.set(post.from, left);
+        else this.openBy.delete(post.from);
         if (post.id !== undefined && this.posts.get(post.id) === post) this.posts.delete(post.id);
-        this.next();
+        this.nextSoon();
       });
   }
 
-  /** Starts the requests waiting for a free POST, in order. */
+  /**
+   * Starts the next waiting requests at the next turn of the event loop:
+   * requests that end together (timeouts set at once fire together) are
+   * all taken off the queue first, rather than each freed POST going to a
+   * request about to end, which would then be cancelled at the server.
+   */
+  private nextSoon(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.next();
+    });
+  }
+
+  /** Starts the requests waiting for a free POST, taking turns among those who asked. */
   private next(): void {
-    while (this.open < MAX_POSTS && this.waiting.length > 0 && !this.ended) {
-      const post = this.waiting.shift()!;
-      if (!post.queued) continue;
+    while (this.open < MAX_POSTS && !this.ended) {
+      const post = this.dequeue();
+      if (!post) return;
       post.queued = false;
       this.waitingBytes -= post.bytes;
       this.start(post);

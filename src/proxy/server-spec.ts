@@ -41,12 +41,17 @@ export type RequestFailure =
 export interface Upstream {
   /**
    * Sends one JSON-RPC message's text; `id` is the request's, when it is
-   * one. False when the server is not taking more (past maxQueueBytes
-   * waiting): nothing was sent.
+   * one, and `from` who asked for it (HTTP takes turns among them for its
+   * open requests). False when the server is not taking more (past
+   * maxQueueBytes waiting): nothing was sent.
    */
-  send(text: string, id?: number): boolean;
-  /** The request `id` is over: its POST is aborted and its connection given back (HTTP). */
-  forget(id: number): void;
+  send(text: string, id?: number, from?: object): boolean;
+  /**
+   * The request `id` is over: its POST is aborted and its connection given
+   * back (HTTP). Whether it had reached the server (a request still waiting
+   * for a free POST had not, and is dropped).
+   */
+  forget(id: number): boolean;
   /** Request bytes sent and not yet taken by the server. */
   readonly queued: number;
   /** After the initialize result: the protocol version the server chose (HTTP sends it on every request). */

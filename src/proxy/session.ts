@@ -40,6 +40,8 @@ export interface SessionRequest {
   readonly size: number;
   /** The JSON-RPC id, once sent. */
   id?: number;
+  /** Who asked for it (its connection): over HTTP, the open requests take turns among them. */
+  readonly from?: object;
 }
 
 /** Why the session lost a request. */
@@ -178,7 +180,7 @@ export class ServerSession<R extends SessionRequest> {
   private send(request: R): SessionLoss | null {
     const id = this.nextId++;
     const text = JSON.stringify({ jsonrpc: '2.0', id, method: request.method, params: request.params ?? {} });
-    if (!this.upstream!.send(text, id)) return 'server-not-reading';
+    if (!this.upstream!.send(text, id, request.from)) return 'server-not-reading';
     request.id = id;
     this.sent.set(id, request);
     return null;
@@ -193,8 +195,8 @@ export class ServerSession<R extends SessionRequest> {
     const id = request.id;
     if (id === undefined || this.sent.get(id) !== request) return;
     this.sent.delete(id);
-    this.upstream?.forget(id);
-    this.notify('notifications/cancelled', { requestId: id, reason });
+    // A request that never reached the server (it waited for a free HTTP request) needs no cancelling there.
+    if (this.upstream?.forget(id)) this.notify('notifications/cancelled', { requestId: id, reason });
   }
 
   private notify(method: string, params?: Record<string, unknown>): void {

@@ -97,7 +97,10 @@ export class StdioUpstream implements Upstream {
     return true;
   }
 
-  forget(): void {}
+  forget(): boolean {
+    // Written to its stdin, it is the server's: it reads it whether or not it is still wanted.
+    return true;
+  }
 
   negotiated(): void {}
 

@@ -72,6 +72,7 @@ import {
   checkTimeout,
   ClientIdle,
   ConnectionCore,
+  confirmEnd,
   type DrainResult,
   resetAfterFlush,
   type Served,
@@ -401,8 +402,11 @@ class RelayConnection implements Served {
     this.piped = pipeWith(this.upstream, client, { ...options, onFault: report }, { onChunk: () => this.touch(), slabs });
     this.watchUpstream();
     client.on('error', () => {});
-    // A client's half-close goes upstream: it has sent its last request.
-    client.on('end', () => this.upstream.end());
+    // A client's half-close goes upstream: it has sent its last request (a reset read as an end is found first).
+    client.on('end', () => {
+      confirmEnd(client);
+      this.upstream.end();
+    });
     client.pipe(this.upstream, { end: false });
     const clientClosed = new Promise((resolve) => client.once('close', resolve));
     this.piped.done.then((end) => this.finish(end, clientClosed));
