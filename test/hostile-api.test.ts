@@ -30,7 +30,8 @@ describe('createTcpRelay refuses a bad option when it is created, not at its fir
     ['port 0', { upstream: { host: '127.0.0.1', port: 0 } }, /port.*1 to 65535/],
     ['a fractional port', { upstream: { host: '127.0.0.1', port: 80.5 } }, /port.*1 to 65535/],
     ['a port as a string', { upstream: { host: '127.0.0.1', port: '80' as never } }, /port.*1 to 65535/],
-    ['upstream as a string', { upstream: '127.0.0.1:80' as never }, /upstream must be \{ host, port \}/],
+    ['upstream as a string that is not HOST:PORT', { upstream: '127.0.0.1' }, /is not HOST:PORT/],
+    ['upstream as a string with port 0', { upstream: '127.0.0.1:0' }, /port.*1 to 65535/],
     ['no upstream', { upstream: undefined as never }, /upstream must be \{ host, port \}/],
     ['maxFrameBytes -1', { upstream, maxFrameBytes: -1 }, /maxFrameBytes/],
     ['maxOpenChannels NaN', { upstream, maxOpenChannels: Number.NaN }, /maxOpenChannels/],
@@ -45,6 +46,13 @@ describe('createTcpRelay refuses a bad option when it is created, not at its fir
       expect(() => createTcpRelay(options as TcpRelayOptions)).toThrow(message);
     });
   }
+
+  it('upstream as "HOST:PORT", as the CLI and the Worker take it', async () => {
+    const up = await listen(net.createServer((s) => s.end(Buffer.concat([encodeResponse(1, frame), encodeFinish(1)]))));
+    const got = await client(await listen(createTcpRelay({ upstream: `127.0.0.1:${up}` })));
+    expect(got.ended).toBe('end');
+    expect(Buffer.from(got.bytes)).toEqual(Buffer.concat([encodeResponse(1, frame), encodeFinish(1)]));
+  });
 
   it('a good configuration is still taken', async () => {
     const up = await listen(net.createServer((s) => s.end(Buffer.concat([encodeResponse(1, frame), encodeFinish(1)]))));

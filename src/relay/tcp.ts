@@ -78,7 +78,7 @@ import {
   type Served,
 } from '../connection/server.js';
 import { giveSlab, SLAB_SIZE, takeSlab } from '../streams/read-slabs.js';
-import type { Endpoint } from './endpoint.js';
+import { type Endpoint, parseEndpoint } from './endpoint.js';
 import type { RelayFault } from './fault.js';
 import { type FedRelay, type PipeEnd, pipeWith } from './pipe.js';
 import { type RelayOptions, type RelayStats, resolveRelayOptions } from './relay.js';
@@ -206,8 +206,8 @@ export {
 } from '../connection/defaults.js';
 
 export interface TcpRelayOptions extends Omit<RelayOptions, 'onFault'> {
-  /** Where to connect for each accepted client. */
-  upstream: Endpoint;
+  /** Where to connect for each accepted client: { host, port }, or "HOST:PORT" ("[::1]:PORT" for IPv6). */
+  upstream: Endpoint | string;
   /** Milliseconds upstream may take to accept the connection. Default 10 s; 0 leaves it to the system. */
   connectTimeout?: number;
   /** Milliseconds upstream may stay silent while a channel is open or a record is partly received. Default 300 s; 0 never times out. */
@@ -262,8 +262,18 @@ export function upstreamError(error: unknown): UpstreamFault {
   return { reason: 'upstream-error', cause: CAUSES[code] ?? 'error', code, message };
 }
 
-/** `upstream` as an Endpoint to connect to: a TypeError for no host, a RangeError for a port out of range (net.connect would throw at the first client). */
+/**
+ * `upstream` as an Endpoint to connect to: "HOST:PORT" parsed, or { host,
+ * port } checked; a TypeError for no host, a RangeError for a port out of
+ * range or a string that is not HOST:PORT (net.connect would throw at the
+ * first client).
+ */
 function checkUpstream(upstream: unknown): Endpoint {
+  if (typeof upstream === 'string') {
+    const parsed = parseEndpoint(upstream);
+    if (parsed.port === 0) throw new RangeError(`upstream's port must be an integer from 1 to 65535, not 0`);
+    return parsed;
+  }
   const { host, port } = (upstream ?? {}) as Partial<Endpoint>;
   if (typeof host !== 'string' || host === '')
     throw new TypeError(`upstream must be { host, port } with host a name or an address, not ${JSON.stringify(upstream)}`);
@@ -330,6 +340,8 @@ function addBuckets(into: number[], from: readonly number[]): void {
 /** The relay's settings, resolved once for every connection. */
 interface Settings {
   readonly options: TcpRelayOptions;
+  /** Where each connection's upstream is, parsed once. */
+  readonly upstream: Endpoint;
   readonly connectTimeout: number;
   readonly idleTimeout: number;
   readonly clientIdleTimeout: number;
@@ -416,10 +428,10 @@ class RelayConnection implements Served {
   private dial(): net.Socket {
     const { options } = this.settings;
     if (this.accepted.openThrew) return failingSocket(this.accepted.openThrew.error);
-    if (options.dial) return dialUpstream(options.dial, options.upstream);
+    if (options.dial) return dialUpstream(options.dial, this.settings.upstream);
     // A read that fills a small slab means more was waiting: the next read goes into a large one, until a read returns less than a small slab.
     return net.connect({
-      ...options.upstream,
+      ...this.settings.upstream,
       onread: {
         buffer: () => (this.reading = takeSlab(this.busy)),
         callback: (bytes: number, slab: Uint8Array) => {
@@ -615,12 +627,13 @@ function liveStats(core: ConnectionCore<RelayConnection, ConnectionSummary>, tot
 export function createTcpRelay(options: TcpRelayOptions): TcpRelay {
   // Every option is checked here: a bad one found at a client's connection
   // threw in the server's connection handler, which stopped the process.
-  checkUpstream(options.upstream);
+  const upstream = checkUpstream(options.upstream);
   resolveRelayOptions(options);
   checkCallbacks(options, ['dial', 'onFault', 'onOpen', 'onClose']);
   const totals = new Totals();
   const settings: Settings = {
     options,
+    upstream,
     connectTimeout: checkTimeout('connectTimeout', options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT_MS),
     idleTimeout: checkTimeout('idleTimeout', options.idleTimeout ?? DEFAULT_IDLE_TIMEOUT_MS),
     clientIdleTimeout: checkTimeout('clientIdleTimeout', options.clientIdleTimeout ?? DEFAULT_CLIENT_IDLE_TIMEOUT_MS),
