@@ -135,6 +135,46 @@ describe('proxy: an answer past the message limit fails its own exchange only', 
   });
 });
 
+describe('proxy: a server that cannot be started', () => {
+  it('an exchange waiting for it is not carried at once, naming why; after 5 starts in a row, ready rejects and every exchange is refused', async () => {
+    const faults: Faults = [];
+    const proxy = createProxy({
+      server: { command: 'mcp-frames-test-no-such-server' },
+      restartDelayMs: { first: 20, max: 100 },
+      onFault: (fault, connection) => faults.push({ fault, connection }),
+    });
+    cleanups.push(() => proxy.close());
+    const port = await new Promise<number>((resolve) =>
+      proxy.server.listen(0, '127.0.0.1', () => resolve((proxy.server.address() as net.AddressInfo).port)),
+    );
+    const client = await connect(port);
+    const waiting = await client.exchange(1, 'tools/list');
+    expect(waiting.payload).toBeNull();
+    // Not after the exchange timeout (60 s): at the start that failed, with its cause.
+    expect(notCarried(faults)[0]).toMatchObject({
+      cause: 'server-unavailable',
+      message: expect.stringMatching(/could not be started: spawn .*ENOENT/),
+    });
+    await expect(proxy.ready).rejects.toThrow(/no server could be started: the server could not be started: spawn .*ENOENT/);
+    expect(faults.map((f) => f.fault).filter((f) => f.reason === 'server-unavailable')).toEqual([
+      expect.objectContaining({ starts: 5, message: expect.stringMatching(/ENOENT/) }),
+    ]);
+    expect(proxy.stats.serverStarts).toBe(5);
+    const after = await client.exchange(2, 'tools/list');
+    expect(after.payload).toBeNull();
+    expect(notCarried(faults).at(-1)).toMatchObject({ cause: 'server-unavailable', channel: 2 });
+  });
+
+  it('mcp-frames proxy prints listening first, then why no server could be started, and exits 1', async () => {
+    const proxy = await startCli(['proxy', '--listen', '127.0.0.1:0', '--', 'mcp-frames-test-no-such-server']);
+    cleanups.push(() => proxy.kill());
+    expect(await proxy.exited).toEqual({ code: 1, signal: null });
+    const lines = proxy.lines();
+    expect(lines[0]).toMatchObject({ event: 'listening' });
+    expect(lines.at(-1)).toMatchObject({ level: 'error', event: 'fault', reason: 'server-unavailable', starts: 5 });
+  });
+});
+
 describe('proxy: the restart backoff', () => {
   it('grows while the server keeps dying soon after initialize, instead of starting again from the first wait', async () => {
     const { proxy, faults } = await start({

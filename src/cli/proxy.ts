@@ -93,6 +93,9 @@ export async function proxyCommand(args: readonly string[], io: Io): Promise<num
   const backend: Backend = backendFlag('proxy', flags);
   const validate = levelFlag(flags);
   const log = new Log(io.log, logLevelFlag(flags, 'proxy'));
+  // The listening line is always the first: what the proxy says before it (a server that fails to start) waits for it.
+  let held: Array<() => void> | null = [];
+  const say = (line: () => void) => (held ? held.push(line) : line());
   // Which schema judges serve 'full' (the proxy loads the SDK's schemas for its request lines either way).
   const judges = validate === 'full' ? judgesInUse(io, true) : 'none';
 
@@ -106,8 +109,9 @@ export async function proxyCommand(args: readonly string[], io: Io): Promise<num
     maxClientQueueBytes: limitFlag('proxy', flags, 'max-client-queue', 0, Number.MAX_SAFE_INTEGER),
     maxLineBytes: limitFlag('proxy', flags, 'max-line-bytes', 1),
     maxMessageBytes: limitFlag('proxy', flags, 'max-message-bytes', 1),
-    onFault: (fault, connection) => log.line(proxyFaultLevel(fault), 'fault', connection === null ? { ...fault } : { connection, ...fault }),
-    onServerReady: log.keeps('info') ? () => log.line('info', 'server-ready', { starts: proxy.stats.serverStarts }) : undefined,
+    onFault: (fault, connection) =>
+      say(() => log.line(proxyFaultLevel(fault), 'fault', connection === null ? { ...fault } : { connection, ...fault })),
+    onServerReady: log.keeps('info') ? () => say(() => log.line('info', 'server-ready', { starts: proxy.stats.serverStarts })) : undefined,
     ...connectionLines(log),
   });
   return listenAndServe(
@@ -125,6 +129,16 @@ export async function proxyCommand(args: readonly string[], io: Io): Promise<num
       drainTimeoutMs,
       fields: { server: 'url' in server ? String(server.url) : command.join(' '), backend: backend.name, validate, judges },
       open: () => ({ connections: proxy.stats.connectionsOpen, inFlight: proxy.stats.inFlight }),
+      onListening: () => {
+        const lines = held ?? [];
+        held = null;
+        for (const line of lines) line();
+      },
+      // No server could be started (maxStartFailures in a row): exit 1, after the line that says why.
+      fatal: proxy.ready.then(
+        () => new Promise<never>(() => {}),
+        () => undefined,
+      ),
     },
     log,
     io,

@@ -121,6 +121,10 @@ export interface ListenPlan {
   fields: Readonly<Record<string, unknown>>;
   /** Counted in the drain line: what is open when the signal comes. */
   open: () => Readonly<Record<string, number>>;
+  /** Called once the listening line is written (the proxy's lines wait for it: it is always the first). */
+  onListening?: () => void;
+  /** Settles when the command cannot go on (no server could be started): it closes everything and exits 1. */
+  fatal?: Promise<unknown>;
 }
 
 /**
@@ -157,17 +161,28 @@ export async function listenAndServe(listener: Listener, plan: ListenPlan, log: 
     ...plan.fields,
     ...(metrics && plan.metrics ? { metrics: hostPort({ ...plan.metrics, port: metrics.port }) } : {}),
   });
+  plan.onListening?.();
 
-  const signal = await new Promise<NodeJS.Signals>((resolve) => onSignals(resolve));
-  log.line('info', 'drain', { signal, timeoutMs: plan.drainTimeoutMs, ...plan.open() });
-  const drained = await listener.drain(plan.drainTimeoutMs);
-  log.line('info', 'drained', { ...drained });
+  const ended = await Promise.race([
+    new Promise<NodeJS.Signals>((resolve) => onSignals(resolve)),
+    (plan.fatal ?? new Promise<never>(() => {})).then(() => 'fatal' as const),
+  ]);
+  let status = 0;
+  if (ended === 'fatal') {
+    // The line before this one said why (the proxy's server-unavailable fault).
+    status = 1;
+    await listener.close?.();
+  } else {
+    log.line('info', 'drain', { signal: ended, timeoutMs: plan.drainTimeoutMs, ...plan.open() });
+    const drained = await listener.drain(plan.drainTimeoutMs);
+    log.line('info', 'drained', { ...drained });
+  }
   metrics?.server.close();
   metrics?.server.closeAllConnections();
   // Its log lines go out first, for at most two seconds, as a worker's do: a stderr that nobody reads
   // held the process after its drain, for as long as it was not read.
-  if (!(await io.settle(2000))) process.exit(0);
-  return 0;
+  if (!(await io.settle(2000))) process.exit(status);
+  return status;
 }
 
 export async function listenOn(server: net.Server, at: Endpoint): Promise<number> {

@@ -232,6 +232,9 @@ const EXIT_STATUS = `Exit status:
      Also when the reader of stdout went away (EPIPE: \`| head\`).
   1  decode: some line was not hex (its input-error line was printed).
      inspect, relay: a record error stopped the stream.
+     proxy: no server could be started: 5 starts in a row ended before one
+     was ready (a command that does not exist, a server that exits at
+     once); the line before says why.
      conformance: some vector was not answered exactly.
   2  bad usage: no command, an unknown command or flag, a flag's value given
      twice, a missing or unknown --endpoint, decode without --hex, a bad

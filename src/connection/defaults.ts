@@ -35,5 +35,7 @@ export const DEFAULT_MAX_CLIENT_QUEUE_BYTES = 32 * 1024 * 1024;
 export const DEFAULT_MAX_SERVER_QUEUE_BYTES = 8 * 1024 * 1024;
 /** The first wait before a server is started again; it doubles with each failure up to the max. */
 export const DEFAULT_RESTART_DELAY_MS: Readonly<{ first: number; max: number }> = { first: 100, max: 10_000 };
+/** Starts in a row that may end before a server was ever ready (a command that does not exist, a server that exits at once) before the proxy gives up. */
+export const DEFAULT_MAX_START_FAILURES = 5;
 /** How long a server must stay up before the restart backoff starts again from its first wait. */
 export const DEFAULT_STABLE_AFTER_MS = 10_000;

@@ -206,7 +206,7 @@ export class ProxyConnection implements Served, ExchangeOwner {
     const timeoutMs = this.proxy.settings.exchangeTimeoutMs;
     if (timeoutMs > 0) exchange.timer = setTimeout(() => this.timedOut(exchange), timeoutMs);
     const loss = this.proxy.submit(exchange);
-    if (loss) this.notCarried(exchange, loss, { message: 'the server is not reading its requests' });
+    if (loss) this.notCarried(exchange, loss.cause, { message: loss.message });
   }
 
   private timedOut(exchange: Exchange): void {

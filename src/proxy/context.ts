@@ -9,6 +9,7 @@ import type { ServerFault, SessionCounts, SessionLoss, SessionRequest } from './
 /** Why an exchange was not carried (WIRE.md section 8). */
 export type NotCarriedCause =
   | 'server-ended'
+  | 'server-unavailable'
   | 'timeout'
   | 'invalid-answer'
   | 'oversize'
@@ -19,6 +20,7 @@ export type NotCarriedCause =
 
 export const NOT_CARRIED_CAUSES: readonly NotCarriedCause[] = [
   'server-ended',
+  'server-unavailable',
   'timeout',
   'invalid-answer',
   'oversize',
@@ -169,8 +171,8 @@ export interface ProxyContext {
   readonly settings: ProxySettings;
   readonly counts: OwnCounts;
   codecOf(method: string): FrameCodec<unknown>;
-  /** Sends (or keeps for a server not ready) an exchange; the loss's cause when the server cannot take it. */
-  submit(exchange: Exchange): SessionLoss | null;
+  /** Sends (or keeps for a server not ready) an exchange; the loss, with why, when the server cannot take it. */
+  submit(exchange: Exchange): { cause: SessionLoss; message: string } | null;
   /** An exchange over before its answer: the server is told, if it was sent. */
   cancel(exchange: Exchange, reason: string): void;
   /** Reports a fault; `connection` is null for the server's own. */

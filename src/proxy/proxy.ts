@@ -66,6 +66,13 @@ export interface ProxyOptions {
   restartDelayMs?: { first: number; max: number };
   /** How long a server must stay up before the backoff starts again from its first wait. Default 10 s. */
   stableAfterMs?: number;
+  /**
+   * Starts in a row that may end before any server was ever ready (a
+   * command that does not exist, a server that exits at once) before the
+   * proxy gives up: `ready` rejects, and every exchange is not carried
+   * (`server-unavailable`). Default 5; 0 tries for ever.
+   */
+  maxStartFailures?: number;
   /** Told of each fault; `connection` is null for the server's own. */
   onFault?: (fault: ProxyFault, connection: number | null) => void;
   /** Told of each exchange answered with a frame. */
@@ -83,7 +90,7 @@ export interface McpProxy {
   readonly server: net.Server;
   /** Live counts. */
   readonly stats: Readonly<ProxyStats>;
-  /** Resolves when a server first becomes ready. */
+  /** Resolves when a server first becomes ready; rejects, naming why, when the proxy gives up on starting one (maxStartFailures). */
   readonly ready: Promise<void>;
   /**
    * Stops accepting; a connection with nothing in flight ends at once, the
@@ -149,9 +156,13 @@ export function createProxy(options: ProxyOptions): McpProxy {
   const fault = (f: ProxyFault, connection: number | null) => options.onFault?.(f, connection);
   const maxMessageBytes = checkBytes('maxMessageBytes', options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, 1);
   let markReady: () => void = () => {};
-  const ready = new Promise<void>((resolve) => {
+  let markUnavailable: (error: Error) => void = () => {};
+  const ready = new Promise<void>((resolve, reject) => {
     markReady = resolve;
+    markUnavailable = reject;
   });
+  // Rejected with nobody waiting on it, it would be an unhandled rejection: a caller's await still sees it.
+  ready.catch(() => {});
   const session = new ServerSession<Exchange>(
     options.server,
     {
@@ -160,6 +171,7 @@ export function createProxy(options: ProxyOptions): McpProxy {
       maxQueueBytes: options.maxServerQueueBytes,
       restartDelayMs: options.restartDelayMs,
       stableAfterMs: options.stableAfterMs,
+      maxStartFailures: options.maxStartFailures,
     },
     {
       answered: (exchange, message, envelope) => exchange.owner.answered(exchange, message, envelope),
@@ -169,6 +181,7 @@ export function createProxy(options: ProxyOptions): McpProxy {
         options.onServerReady?.(result);
         markReady();
       },
+      unavailable: (message) => markUnavailable(new Error(`mcp-frames proxy: no server could be started: ${message}`)),
     },
   );
   const context: ProxyContext = {

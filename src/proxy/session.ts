@@ -20,6 +20,7 @@
 import {
   DEFAULT_INITIALIZE_TIMEOUT_MS,
   DEFAULT_MAX_SERVER_QUEUE_BYTES,
+  DEFAULT_MAX_START_FAILURES,
   DEFAULT_RESTART_DELAY_MS,
   DEFAULT_STABLE_AFTER_MS,
 } from '../connection/defaults.js';
@@ -31,6 +32,25 @@ import { openUpstream } from './upstream.js';
 const PROXY_PROTOCOL_VERSION = '2025-06-18';
 const INIT_ID = 0;
 const decoder = new TextDecoder();
+const NOT_READING = { cause: 'server-not-reading', message: 'the server is not reading its requests' } as const;
+
+/** How a server that was never ready ended, in words. */
+function describeEnd(end: ServerEnd): string {
+  switch (end.cause) {
+    case 'exit':
+      return `the server exited before it was ready (${end.signal ? `signal ${end.signal}` : `status ${end.code}`})`;
+    case 'spawn':
+      return `the server could not be started: ${end.message}`;
+    case 'unreachable':
+      return `the server cannot be reached: ${end.message}`;
+    case 'oversize':
+      return `the server wrote a message past the limit of ${end.limit} bytes before it was ready`;
+    case 'http':
+      return `the server answered HTTP ${end.status} before it was ready`;
+    case 'closed':
+      return 'the server closed before it was ready';
+  }
+}
 
 /** What the session sends for one exchange. */
 export interface SessionRequest {
@@ -45,12 +65,14 @@ export interface SessionRequest {
 }
 
 /** Why the session lost a request. */
-export type SessionLoss = 'server-ended' | 'server-not-reading' | RequestFailure['cause'];
+export type SessionLoss = 'server-ended' | 'server-unavailable' | 'server-not-reading' | RequestFailure['cause'];
 
 /** A fault of the server's own, not of one exchange. */
 export type ServerFault =
   | ({ reason: 'server-ended'; inFlight: number; restartInMs: number | null } & ServerEnd)
   | { reason: 'server-init-failed'; message: string }
+  /** No server was ever ready: `starts` in a row ended before it was, the last for `message`. The session has given up. */
+  | { reason: 'server-unavailable'; starts: number; message: string }
   | { reason: 'server-message'; message: string; offset: number };
 
 /** The session's own counts. */
@@ -72,6 +94,8 @@ export interface SessionHandlers<R extends SessionRequest> {
   fault(fault: ServerFault): void;
   /** A server is ready, with its initialize result's bytes. */
   ready(initializeResult: Uint8Array): void;
+  /** No server was ever ready after maxStartFailures starts in a row: the session has given up, for `message`. */
+  unavailable(message: string): void;
 }
 
 export interface SessionSettings {
@@ -80,6 +104,8 @@ export interface SessionSettings {
   maxQueueBytes?: number;
   restartDelayMs?: { first: number; max: number };
   stableAfterMs?: number;
+  /** Starts in a row that may end before a server was ever ready, before the session gives up; 0 for never. */
+  maxStartFailures?: number;
 }
 
 export class ServerSession<R extends SessionRequest> {
@@ -108,6 +134,12 @@ export class ServerSession<R extends SessionRequest> {
   private readonly maxQueueBytes: number;
   private readonly backoff: { first: number; max: number };
   private readonly stableAfterMs: number;
+  private readonly maxStartFailures: number;
+  /** Starts in a row that ended before their server was ready, and whether any server has been. */
+  private startFailures = 0;
+  private everReady = false;
+  /** Why the session gave up, once it has: no server was ever ready. */
+  private unavailable: string | null = null;
 
   constructor(
     private readonly spec: ServerSpec,
@@ -118,6 +150,7 @@ export class ServerSession<R extends SessionRequest> {
     this.maxQueueBytes = settings.maxQueueBytes ?? DEFAULT_MAX_SERVER_QUEUE_BYTES;
     this.backoff = settings.restartDelayMs ?? DEFAULT_RESTART_DELAY_MS;
     this.stableAfterMs = settings.stableAfterMs ?? DEFAULT_STABLE_AFTER_MS;
+    this.maxStartFailures = settings.maxStartFailures ?? DEFAULT_MAX_START_FAILURES;
   }
 
   /** Whether a server is initialized and taking requests. */
@@ -157,30 +190,32 @@ export class ServerSession<R extends SessionRequest> {
     if (this.initTimeoutMs > 0) {
       this.initTimer = setTimeout(() => {
         if (this.upstream !== current || this.isReady) return;
-        this.handlers.fault({ reason: 'server-init-failed', message: `no initialize result within ${this.initTimeoutMs} ms` });
-        this.replace();
+        const message = `no initialize result within ${this.initTimeoutMs} ms`;
+        this.handlers.fault({ reason: 'server-init-failed', message });
+        this.replace(message);
       }, this.initTimeoutMs);
     }
   }
 
   /**
-   * Sends `request`, or keeps it until the server is ready. The loss's
-   * cause when it cannot be taken (the server's queue is full): the request
-   * was never the session's.
+   * Sends `request`, or keeps it until the server is ready. The loss, with
+   * why, when it cannot be taken (the server's queue is full, or the
+   * session has given up): the request was never the session's.
    */
-  submit(request: R): SessionLoss | null {
+  submit(request: R): { cause: SessionLoss; message: string } | null {
+    if (this.unavailable !== null) return { cause: 'server-unavailable', message: this.unavailable };
     if (this.isReady && this.upstream) return this.send(request);
     const queued = this.upstream?.queued ?? 0;
-    if (this.waiting.size > 0 && queued + this.waitingBytes + request.size > this.maxQueueBytes) return 'server-not-reading';
+    if (this.waiting.size > 0 && queued + this.waitingBytes + request.size > this.maxQueueBytes) return NOT_READING;
     this.waiting.add(request);
     this.waitingBytes += request.size;
     return null;
   }
 
-  private send(request: R): SessionLoss | null {
+  private send(request: R): { cause: SessionLoss; message: string } | null {
     const id = this.nextId++;
     const text = JSON.stringify({ jsonrpc: '2.0', id, method: request.method, params: request.params ?? {} });
-    if (!this.upstream!.send(text, id, request.from)) return 'server-not-reading';
+    if (!this.upstream!.send(text, id, request.from)) return NOT_READING;
     request.id = id;
     this.sent.set(id, request);
     return null;
@@ -255,7 +290,7 @@ export class ServerSession<R extends SessionRequest> {
     if (id === INIT_ID && !this.isReady) {
       const message = failure.cause === 'oversize' ? `initialize result past ${failure.limit} bytes` : `initialize answered HTTP ${failure.status}`;
       this.handlers.fault({ reason: 'server-init-failed', message });
-      this.replace();
+      this.replace(message);
       return;
     }
     // Answered already, or over (timed out, cancelled): nothing is lost now.
@@ -281,13 +316,15 @@ export class ServerSession<R extends SessionRequest> {
         ? `initialize answered with an error: ${decoder.decode(bytes.subarray(envelope.error.start, envelope.error.end))}`
         : 'initialize result has no protocolVersion';
       this.handlers.fault({ reason: 'server-init-failed', message });
-      this.replace();
+      this.replace(message);
       return;
     }
     this.upstream!.negotiated(version);
     this.upstream!.forget(INIT_ID);
     this.notify('notifications/initialized');
     this.isReady = true;
+    this.everReady = true;
+    this.startFailures = 0;
     // The backoff starts again from its first wait only once this server has stayed up a while.
     this.stableTimer = setTimeout(() => {
       this.failures = 0;
@@ -298,7 +335,7 @@ export class ServerSession<R extends SessionRequest> {
     this.waitingBytes = 0;
     for (const request of waiting) {
       const loss = this.send(request);
-      if (loss) this.handlers.lost(request, loss, { message: 'the server is not reading its requests' });
+      if (loss) this.handlers.lost(request, loss.cause, { message: loss.message });
     }
   }
 
@@ -311,26 +348,53 @@ export class ServerSession<R extends SessionRequest> {
     );
   }
 
-  /** Stops the current server, loses what is in flight on it, and schedules the next. */
-  private replace(): void {
+  /** Stops the current server, which failed to initialize, loses what waits on it, and schedules the next. */
+  private replace(message: string): void {
     const old = this.upstream;
     this.upstream = undefined;
     this.isReady = false;
     clearTimeout(this.stableTimer);
     old?.close().catch(() => {});
     this.loseSent('the server was stopped');
-    this.scheduleRestart();
+    this.startFailed(message, () => this.scheduleRestart());
   }
 
   private ended(end: ServerEnd): void {
+    const wasReady = this.isReady;
     this.upstream = undefined;
     this.isReady = false;
     clearTimeout(this.initTimer);
     clearTimeout(this.stableTimer);
     const inFlight = this.sent.size;
-    const restartInMs = this.scheduleRestart();
+    const message = describeEnd(end);
+    const givingUp = !wasReady && this.startFailures + 1 >= this.maxStartFailures && this.maxStartFailures > 0 && !this.everReady;
+    const restartInMs = givingUp ? null : this.scheduleRestart();
     this.handlers.fault({ reason: 'server-ended', ...end, inFlight, restartInMs });
     this.loseSent(`the server ended (${end.cause})`);
+    if (!wasReady) this.startFailed(message, () => null);
+  }
+
+  /**
+   * A start ended before its server was ready. What waited for it is not
+   * carried now (`server-unavailable`): nothing promises the next start does
+   * better. Past maxStartFailures in a row, with no server ever ready, the
+   * session gives up; else `restart` schedules the next start.
+   */
+  private startFailed(message: string, restart: () => unknown): void {
+    this.startFailures++;
+    const lost = [...this.waiting];
+    this.waiting.clear();
+    this.waitingBytes = 0;
+    for (const request of lost) this.handlers.lost(request, 'server-unavailable', { message });
+    if (this.everReady || this.maxStartFailures === 0 || this.startFailures < this.maxStartFailures) {
+      restart();
+      return;
+    }
+    this.stopped = true;
+    clearTimeout(this.restartTimer);
+    this.unavailable = message;
+    this.handlers.fault({ reason: 'server-unavailable', starts: this.startFailures, message });
+    this.handlers.unavailable(message);
   }
 
   private loseSent(message: string): void {
