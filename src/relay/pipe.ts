@@ -60,6 +60,13 @@ export interface PipedRelay {
   readonly inRecord: boolean;
   /** Stops reading, finishes the open channels downstream (each reported incomplete), and settles `done` as aborted. */
   abort(reason: unknown): void;
+  /**
+   * Ends the relay here as if its input had ended cleanly, when nothing is
+   * owed downstream (no channel open, no record partly read): `done`
+   * settles as ended. False, changing nothing, when something is owed or
+   * the relay has already ended.
+   */
+  endIdle(): boolean;
 }
 
 /**
@@ -296,6 +303,12 @@ class Pipe implements FedRelay {
   abort(reason: unknown): void {
     if (this.finished) return;
     if (this.batch(() => this.state.abort()) !== false) this.finish({ end: 'aborted', reason });
+  }
+
+  endIdle(): boolean {
+    if (this.finished || this.state.inRecord || this.state.stats.openChannels > 0) return false;
+    this.onEnd();
+    return true;
   }
 
   feed(chunk: Uint8Array): void {

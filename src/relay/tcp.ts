@@ -380,6 +380,10 @@ class RelayConnection implements Served {
   private idled = false;
   private relaying = true;
   private resetting = false;
+  /** The relay is draining: the connection ends as soon as it is idle. */
+  private drainBegun = false;
+  /** The client has sent bytes since upstream last did: a request may be waiting for its answer. */
+  private clientSent = false;
   private faultCount = 0;
   /** The slab the upstream socket is reading into, and whether the last read filled a small one (more was waiting). */
   private reading: Uint8Array | null = null;
@@ -414,6 +418,10 @@ class RelayConnection implements Served {
     this.piped = pipeWith(this.upstream, client, { ...options, onFault: report }, { onChunk: () => this.touch(), slabs });
     this.watchUpstream();
     client.on('error', () => {});
+    client.on('data', () => {
+      this.clientSent = true;
+    });
+    client.on('drain', () => this.endIfIdle());
     // A client's half-close goes upstream: it has sent its last request (a reset read as an end is found first).
     client.on('end', () => {
       confirmEnd(client);
@@ -471,6 +479,9 @@ class RelayConnection implements Served {
   /** An upstream chunk: the client idle timer restarts, and the idle timer is armed or restarted. */
   private touch(): void {
     this.clientIdle.refresh();
+    this.clientSent = false;
+    // Once the chunk is read, a draining connection that it left idle ends.
+    if (this.drainBegun) setImmediate(() => this.endIfIdle());
     const { idleTimeout } = this.settings;
     if (idleTimeout === 0) return;
     if (this.idleTimer) {
@@ -504,6 +515,24 @@ class RelayConnection implements Served {
 
   get stats(): Readonly<RelayStats> {
     return this.piped.stats;
+  }
+
+  draining(): void {
+    this.drainBegun = true;
+    this.endIfIdle();
+  }
+
+  /**
+   * While draining, a connection with nothing owed either way ends now, as
+   * upstream ending cleanly would end it (a FIN at a record boundary with
+   * no channel open): no channel open, no record partly received, nothing
+   * waiting for the client, and nothing the client sent since upstream last
+   * did (a request that may be waiting for its answer).
+   */
+  private endIfIdle(): void {
+    if (!this.drainBegun || !this.relaying || this.failed || this.clientSent) return;
+    if (this.accepted.socket.writableLength > 0) return;
+    this.piped.endIdle();
   }
 
   cut(afterMs: number): boolean {
