@@ -29,6 +29,7 @@ function vectorForm(events: StreamEvent[]): StreamVector['expect'] {
     }
     return { ...e } as StreamOutcome;
   });
+  if (last.end === 'input-error') throw new Error('a vector held in memory has no source to fail');
   const end = last.end === 'ok' ? { kind: 'ok' as const } : { kind: 'record-error' as const, reason: last.reason, offset: last.offset };
   return { outcomes, end };
 }

@@ -1,6 +1,7 @@
 // The decoder as a stream and as an object, when the stream or its caller misbehaves: a peer that goes on
 // after a record error, a callback that throws, chunks that are not bytes (found by a hostile-input review).
 
+import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { BACKEND_ROWS } from './backends.js';
 import { listResources } from '../src/frame/endpoints.js';
@@ -90,6 +91,50 @@ describe.each(BACKEND_ROWS)('the decoder on %s', (_name, backend) => {
     expect(words(seen)).toEqual(want);
     // A string (a socket with setEncoding) had been read as a bad kind at offset 0.
     expect(() => new StreamDecoder({ endpoint: listResources, backend }).push('\u0001' as unknown as Uint8Array)).toThrow(TypeError);
+  });
+});
+
+describe('readOutcomes over a source that fails', () => {
+  it('a socket that fails mid-stream: the channels open are incomplete, then an end that names the failure; no throw', async () => {
+    const server = net.createServer((s) => {
+      s.on('error', () => {});
+      s.write(cat(encodeResponse(1, frame), encodeFinish(1), encodeResponse(2, frame), encodeResponse(3, frame).subarray(0, 12)));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const socket = net.connect((server.address() as net.AddressInfo).port, '127.0.0.1');
+      // Once the bytes are in, the connection fails as a reset fails it (what `read ECONNRESET` threw from the loop).
+      let received = 0;
+      socket.on('data', (d: Buffer) => {
+        received += d.length;
+        if (received === 2 * (9 + frame.length) + 9 + 12)
+          setImmediate(() => socket.destroy(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })));
+      });
+      const seen = [];
+      for await (const e of readOutcomes(socket, { endpoint: listResources })) seen.push(e);
+      // The half record of channel 3 goes with the source: no channel opened, and no record error of the stream's.
+      expect(words(seen)).toEqual(['1:result', '2:incomplete', 'input-error']);
+      expect((seen.at(-1) as { error: NodeJS.ErrnoException }).error.code).toBe('ECONNRESET');
+    } finally {
+      server.close();
+    }
+  });
+
+  it("a source that throws: the same, and what the decoder's own callbacks throw still throws", async () => {
+    async function* failing() {
+      yield cat(encodeResponse(4, frame));
+      throw new Error('disk gone');
+    }
+    const seen = [];
+    for await (const e of readOutcomes(failing(), { endpoint: listResources })) seen.push(e);
+    expect(words(seen)).toEqual(['4:incomplete', 'input-error']);
+    const throwing = readOutcomes([cat(encodeResponse(1, frame), encodeFinish(1))], {
+      endpoint: listResources,
+      onRecord: () => {
+        throw new Error('mine');
+      },
+    });
+    await expect(throwing.next()).rejects.toThrow('mine');
   });
 });
 

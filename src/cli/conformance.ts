@@ -68,7 +68,8 @@ export function answerStream(v: Vector<unknown>, backend: Backend): StreamAnswer
   const outcomes: OutcomeAnswer[] = [];
   let end: EndAnswer | undefined;
   for (const e of [...decoder.push(bytesOf(v)), ...decoder.end()]) {
-    if (isEnd(e)) end = e.end === 'ok' ? { kind: 'ok' } : { kind: 'record-error', reason: e.reason, offset: e.offset };
+    // A vector's bytes are in memory: no source fails, so the end is ok or a record error.
+    if (isEnd(e)) end = e.end === 'record-error' ? { kind: 'record-error', reason: e.reason, offset: e.offset } : { kind: 'ok' };
     else if (e.outcome === 'result') outcomes.push({ channel: e.channel, outcome: e.outcome, result: e.result });
     else if (e.outcome === 'error') outcomes.push({ channel: e.channel, outcome: e.outcome, error: e.error });
     else if (e.outcome === 'frame-error') outcomes.push({ channel: e.channel, outcome: e.outcome, ...faultMembers(e.fault) });

@@ -54,6 +54,7 @@ export function outcomeLine(o: Outcome): string {
 
 export function endLine(end: StreamEnd): string {
   if (end.end === 'ok') return JSON.stringify({ end: 'ok' });
+  if (end.end === 'input-error') return JSON.stringify({ end: 'input-error', message: String((end.error as Error)?.message ?? end.error) });
   return JSON.stringify({ end: 'record-error', reason: end.reason, offset: end.offset });
 }
 
@@ -79,6 +80,7 @@ export function tableEnd(end: StreamEnd, bytes: number, outcomes: number, backen
   const read = `${count(bytes, 'byte', 'bytes')}${bytes >= 1024 ? ` (${size(bytes)})` : ''}`;
   const tally = `${count(outcomes, 'outcome', 'outcomes')}, backend ${backend}`;
   if (end.end === 'ok') return `stream ended ok: ${read}, ${tally}`;
+  if (end.end === 'input-error') return `stream cut: ${String((end.error as Error)?.message ?? end.error)}; ${read} read, ${tally}`;
   return `stream stopped: record error ${end.reason} at offset ${end.offset} (${describeRecordFault(end)}); ${read} read, ${tally}`;
 }
 

@@ -84,6 +84,21 @@ export class StreamDecoder<R = unknown> {
     return this.take();
   }
 
+  /**
+   * The stream's source failed (a reset, a read error) after what was
+   * pushed: every open channel is incomplete, in opening order, and the
+   * StreamEnd names the failure. Whatever record was partly read is lost
+   * with the source; it is no record error of the stream's.
+   */
+  fail(error: unknown): StreamEvent<R>[] {
+    if (this.broken) throw this.broken.error;
+    if (this.done) return [];
+    this.done = true;
+    this.guard(() => this.sequence.close());
+    this.events.push({ end: 'input-error', error });
+    return this.take();
+  }
+
   /** Runs `step`; what a callback throws in it breaks the decoder, and goes on to the caller. */
   private guard<T>(step: () => T): T {
     try {

@@ -21,8 +21,12 @@ export type Outcome<R = unknown> =
   /** The stream ended or stopped with the channel open. */
   | { channel: number; outcome: 'incomplete' };
 
-/** How a stream ended: cleanly, or stopped by a record error. */
-export type StreamEnd = { end: 'ok' } | { end: 'record-error'; reason: RecordErrorReason; offset: number };
+/**
+ * How a stream ended: cleanly, stopped by a record error, or cut by its
+ * source failing (a connection reset, a read error: `error` is what the
+ * source threw), after the records it had given.
+ */
+export type StreamEnd = { end: 'ok' } | { end: 'record-error'; reason: RecordErrorReason; offset: number } | { end: 'input-error'; error: unknown };
 
 /** What a stream decoder reports, in the order it becomes known. */
 export type StreamEvent<R = unknown> = Outcome<R> | StreamEnd;
