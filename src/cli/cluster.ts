@@ -62,7 +62,7 @@ import { DEFAULT_MAX_CONNECTIONS } from '../relay/tcp.js';
 import { UsageError } from './args.js';
 import { fsReason, type Io } from './io.js';
 import { Log } from './log.js';
-import { type FromWorker, hostPort, listenOn, loadMetrics, type ServeConfig, type ToWorker } from './serve.js';
+import { type FromWorker, hostPort, judgedBy, listenOn, loadMetrics, type ServeConfig, type ToWorker } from './serve.js';
 
 const BACKOFF_FIRST_MS = 100;
 const BACKOFF_MAX_MS = 10_000;
@@ -409,6 +409,7 @@ export async function runPrimary(config: ServeConfig, io: Io): Promise<number> {
     // Which backend checks the bytes: 'auto' falls back to js when no core loads, and says so here.
     backend: config.relay.backend?.name,
     judges: config.judges,
+    ...judgedBy(config),
   });
 
   process.on('SIGINT', primary.stop);

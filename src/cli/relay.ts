@@ -23,6 +23,7 @@ import { pipeWith } from '../relay/pipe.js';
 import { type RelayOptions, VALIDATION_LEVELS, type ValidationLevel } from '../relay/relay.js';
 import { type Endpoint, parseEndpoint } from '../relay/endpoint.js';
 import { MAX_HELD_BYTES_LIMIT } from '../records/limits.js';
+import type { FrameCodec } from '../frame/frame.js';
 import { type Flags, COMMON_FLAGS, UsageError, backendFlag, endpointFlag, limitFlag, parseFlags } from './args.js';
 import { type Input, IoError, type Io, openInput, openOutput, type Output, writeFailure } from './io.js';
 import { faultLevel, LOG_LEVELS, type LogLevel } from './log.js';
@@ -96,6 +97,17 @@ export function endpointOf(text: string, flag: string, command = 'relay'): Endpo
   }
 }
 
+/**
+ * What 'full' judges frames by: the --endpoint codec, or 'auto' (each channel by the method its client's request line
+ * named, WIRE.md section 8), which is the default of `relay --listen --validate full`.
+ */
+async function relayEndpoint(flags: Flags, validate: ValidationLevel): Promise<FrameCodec<unknown> | 'auto' | undefined> {
+  const named = flags.values.endpoint;
+  const listening = flags.values.listen !== undefined || flags.values.upstream !== undefined;
+  if (named === 'auto' || (named === undefined && validate === 'full' && listening)) return 'auto';
+  return validate === 'full' || named !== undefined ? endpointFlag('relay', flags) : undefined;
+}
+
 export async function relayCommand(args: readonly string[], io: Io): Promise<number | 'help'> {
   const flags = parseFlags('relay', args, RELAY_FLAGS, 2);
   if (flags.values.help) return 'help';
@@ -104,7 +116,7 @@ export async function relayCommand(args: readonly string[], io: Io): Promise<num
     throw new UsageError(`relay: --validate must be one of ${VALIDATION_LEVELS.join(', ')}, not '${level}'`);
   }
   const validate = level as ValidationLevel;
-  const endpoint = validate === 'full' || flags.values.endpoint !== undefined ? await endpointFlag('relay', flags) : undefined;
+  const endpoint = await relayEndpoint(flags, validate);
   const options = {
     validate,
     endpoint,
@@ -155,11 +167,15 @@ export async function relayCommand(args: readonly string[], io: Io): Promise<num
   }
 
   const [inFile, outFile] = flags.positionals;
+  if (options.endpoint === 'auto')
+    throw new UsageError(
+      'relay: --endpoint auto reads the request lines a client sends, which only relay --listen sees: give a stream --endpoint NAME',
+    );
   const input = await openInput('relay', inFile, io, { slabs: true });
   const output = await openOutput('relay', outFile, io);
   // A stream relay's fault lines are as they always were, only filtered by level.
   return relayStream(input, output, {
-    ...options,
+    ...(options as typeof options & { endpoint: Exclude<typeof options.endpoint, 'auto'> }),
     onFault: (f) => (faultLevel(f) === 'warn' && logLevel === 'error' ? undefined : io.log(JSON.stringify(f))),
   });
 }

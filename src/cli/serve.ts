@@ -91,6 +91,13 @@ export function connectionLines(log: Log): {
   };
 }
 
+/** What 'full' judges frames by, for the listening line: 'auto' (each channel by its request line's method) or the endpoint's name. */
+export function judgedBy(config: ServeConfig): { endpoint?: string } {
+  if (config.relay.validate !== 'full') return {};
+  const endpoint = config.relay.endpoint;
+  return { endpoint: endpoint === 'auto' ? 'auto' : typeof endpoint === 'object' ? endpoint.endpoint : 'per channel' };
+}
+
 /** The relay server, its events written to `log`. */
 function relayServer(config: ServeConfig, log: Log): TcpRelay {
   return createTcpRelay({
@@ -235,6 +242,7 @@ export async function serveTcp(config: ServeConfig, io: Io): Promise<number> {
         // Which backend checks the bytes: 'auto' falls back to js when no core loads, and says so here.
         backend: config.relay.backend?.name,
         judges: config.judges,
+        ...judgedBy(config),
       },
       open: () => ({ connections: server.stats.connectionsOpen }),
     },

@@ -8,7 +8,8 @@ import { toMcpError } from '../frame/mcp-error.js';
 import { StreamDecoder } from '../exchange/decoder.js';
 import type { Outcome, StreamEnd } from '../exchange/outcome.js';
 import type { Backend } from '../backend/backend.js';
-import { codecOfMethod, type ExchangeRequest } from '../proxy/request-line.js';
+import { codecForMethod } from '../frame/endpoints.js';
+import type { ExchangeRequest } from '../proxy/request-line.js';
 
 /** What one exchange came to, as the client sees it. */
 export interface Exchange {
@@ -112,7 +113,7 @@ export class DemoClient {
 
   /** Asks for one exchange; resolves with its outcome. */
   exchange(method: string, params?: Record<string, unknown>): Promise<Exchange> {
-    const codec = codecOfMethod(method);
+    const codec = codecForMethod(method);
     if (!codec) return Promise.reject(new RangeError(`no codec for ${method}`));
     const channel = this.nextChannel++;
     this.codecs.set(channel, codec);

@@ -1,4 +1,5 @@
-// `npm start`: real MCP servers over stdio, `mcp-frames proxy`, `mcp-frames relay --validate full`, and a client,
+// `npm start`: real MCP servers over stdio, `mcp-frames proxy`, `mcp-frames relay --validate full` (each channel judged by
+// the method its request line named), and a client,
 // all on loopback, each a process of its own.
 //
 //   server-everything --stdio--> mcp-frames proxy --records/TCP--> mcp-frames relay --records/TCP--> client
@@ -135,17 +136,7 @@ async function main(): Promise<number> {
     for (const s of servers) {
       const proxy = await runCli(['proxy', '--listen', '127.0.0.1:0', '--', node, join(here, 'tee.js'), s.copy, '--', ...s.command]);
       running.push(proxy);
-      const relay = await runCli([
-        'relay',
-        '--listen',
-        '127.0.0.1:0',
-        '--upstream',
-        `127.0.0.1:${proxy.port}`,
-        '--validate',
-        'full',
-        '--endpoint',
-        'read-resource',
-      ]);
+      const relay = await runCli(['relay', '--listen', '127.0.0.1:0', '--upstream', `127.0.0.1:${proxy.port}`, '--validate', 'full']);
       running.push(relay);
       pipelines.push({ proxy, relay });
     }
@@ -162,7 +153,7 @@ async function main(): Promise<number> {
       const client = await connect(pipelines[server].relay.port);
       const { frame, ms } = await client.exchange(method, params);
       client.close();
-      rows.push({ server: servers[server].name, method, target: String(params.uri ?? ''), frame, ms });
+      rows.push({ server: servers[server].name, method, target: String(params.uri ?? params.name ?? ''), frame, ms });
     };
     // server-everything: texts and blobs, in flight at once on one connection, then a resource it does not have.
     const client = await connect(pipelines[0].relay.port);
@@ -173,13 +164,21 @@ async function main(): Promise<number> {
     for (const [k, r] of reads.entries())
       rows.push({ server: 'everything', method: 'resources/read', target: `test://static/resource/${k + 1}`, ...r });
     await ask(0, 'resources/read', { uri: 'test://static/resource/1000' });
+    // Its other methods: the relay judges each channel by the method its request line named.
+    await ask(0, 'resources/list', {});
+    await ask(0, 'resources/templates/list', {});
+    await ask(0, 'tools/list', {});
+    await ask(0, 'tools/call', { name: 'echo', arguments: { message: 'through the proxy and the relay' } });
+    await ask(0, 'prompts/list', {});
+    await ask(0, 'prompts/get', { name: 'simple_prompt' });
+    await ask(0, 'completion/complete', { ref: { type: 'ref/resource', uri: 'test://static/resource/{id}' }, argument: { name: 'id', value: '1' } });
     // The demo's server: a text, a 4 MiB blob, a resource it does not have, and a method it does not serve.
     await ask(1, 'resources/read', { uri: 'demo://hello' });
     await ask(1, 'resources/read', { uri: 'demo://blob' });
     await ask(1, 'resources/read', { uri: 'demo://missing' });
     await ask(1, 'prompts/list', {});
 
-    out(' #  server      method          target                       outcome      code          bytes      time');
+    out(' #  server      method                    target                       outcome      code          bytes      time');
     const members = servers.map((s) => membersOf(s.copy));
     let exact = 0;
     rows.forEach((r, k) => {
@@ -188,11 +187,12 @@ async function main(): Promise<number> {
       if (body && members[r.server === 'everything' ? 0 : 1].has(body.toString('latin1'))) exact++;
       const outcome = !r.frame ? 'not carried' : error ? 'mcp error' : 'result';
       out(
-        `${String(k + 1).padStart(2)}  ${r.server.padEnd(10)}  ${r.method.padEnd(15)} ${r.target.slice(0, 28).padEnd(28)} ${outcome.padEnd(12)} ${String(error?.code ?? '').padEnd(8)} ${String(r.frame?.length ?? 0).padStart(10)}  ${r.ms.toFixed(1).padStart(6)} ms`,
+        `${String(k + 1).padStart(2)}  ${r.server.padEnd(10)}  ${r.method.padEnd(25)} ${r.target.slice(0, 28).padEnd(28)} ${outcome.padEnd(12)} ${String(error?.code ?? '').padEnd(8)} ${String(r.frame?.length ?? 0).padStart(10)}  ${r.ms.toFixed(1).padStart(6)} ms`,
       );
     });
     out();
 
+    const codeOfFrame = (frame: Uint8Array) => (JSON.parse(Buffer.from(frame.subarray(1)).toString()) as { code: number }).code;
     const codeOf = (target: string, method = 'resources/read') => {
       const r = rows.find((x) => x.target === target && x.method === method);
       return r?.frame?.[0] === 1 ? (JSON.parse(Buffer.from(r.frame.subarray(1)).toString()) as { code: number }).code : undefined;
@@ -202,7 +202,10 @@ async function main(): Promise<number> {
       [`every frame is the server's result or error member, byte for byte as it wrote it: ${exact} of ${rows.length}`, exact === rows.length],
       ['server-everything: an unknown resource is its -32603, passed through', codeOf('test://static/resource/1000') === -32603],
       [`demo server: demo://missing is ${RESOURCE_NOT_FOUND} (resource not found), passed through`, codeOf('demo://missing') === RESOURCE_NOT_FOUND],
-      ['demo server: prompts/list is -32601 (method not found), passed through', codeOf('', 'prompts/list') === -32601],
+      [
+        'demo server: prompts/list is -32601 (method not found), passed through',
+        rows.some((r) => r.server === 'demo' && r.method === 'prompts/list' && r.frame?.[0] === 1 && codeOfFrame(r.frame) === -32601),
+      ],
     ];
     // Everything but the listening lines is a fault: there should be none.
     await new Promise((r) => setTimeout(r, 100));

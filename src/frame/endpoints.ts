@@ -25,6 +25,7 @@ import {
   type ListToolsResult,
   type ReadResourceResult,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { PublicBackend } from '../backend/backend.js';
 import { defineCodec, type FrameCodec } from './codec.js';
 
 // Named in each codec's declared type, so that an editor and an error message print
@@ -129,9 +130,56 @@ export const UNSUPPORTED_RESULTS: Readonly<Record<string, string>> = Object.free
   ServerResultSchema: 'a union of server answers; each has its own codec',
 });
 
-/** The codec for an endpoint name; throws a RangeError naming the known ones. */
+/** The MCP methods with a codec, and the result each is answered with. */
+export interface MethodResults {
+  'resources/list': ListResourcesResult;
+  'resources/read': ReadResourceResult;
+  'resources/templates/list': ListResourceTemplatesResult;
+  'tools/list': ListToolsResult;
+  'tools/call': CallToolResult;
+  'prompts/list': ListPromptsResult;
+  'prompts/get': GetPromptResult;
+  'completion/complete': CompleteResult;
+}
+
+/** An MCP method with a codec: 'resources/read', 'tools/call', … */
+export type McpMethod = keyof MethodResults;
+
+const BY_METHOD = new Map<string, FrameCodec<unknown>>(Object.values(ENDPOINTS).map((c) => [c.method, c]));
+
+/** Every method with a codec, in the endpoints' order. */
+export const METHODS: readonly McpMethod[] = Object.freeze([...BY_METHOD.keys()] as McpMethod[]);
+
+/** The codec of an MCP method ('resources/read' gives readResource), typed with its result; undefined for a method with none. */
+export function codecForMethod<M extends McpMethod>(method: M): FrameCodec<MethodResults[M]>;
+export function codecForMethod(method: string): FrameCodec<unknown> | undefined;
+export function codecForMethod(method: string): FrameCodec<unknown> | undefined {
+  return BY_METHOD.get(method);
+}
+
+/**
+ * Each method's codec on `backend` (the default backend's codecs when it is
+ * left out), made at its first use and kept: for the proxy and the relay,
+ * which judge by method.
+ */
+export function methodCodecs(backend?: PublicBackend): (method: string) => FrameCodec<unknown> | undefined {
+  if (backend === undefined) return (method) => BY_METHOD.get(method);
+  const made = new Map<string, FrameCodec<unknown>>();
+  return (method) => {
+    let codec = made.get(method);
+    if (codec === undefined) {
+      const base = BY_METHOD.get(method);
+      if (base === undefined) return undefined;
+      codec = base.withBackend(backend);
+      made.set(method, codec);
+    }
+    return codec;
+  };
+}
+
+/** The codec for an endpoint name ('read-resource') or its method ('resources/read'); throws a RangeError naming the known ones. */
 export function endpointCodec(name: string): FrameCodec<unknown> {
-  const codec = Object.hasOwn(ENDPOINTS, name) ? ENDPOINTS[name] : undefined;
-  if (!codec) throw new RangeError(`unknown endpoint '${name}': one of ${Object.keys(ENDPOINTS).join(', ')}`);
+  const codec = Object.hasOwn(ENDPOINTS, name) ? ENDPOINTS[name] : BY_METHOD.get(name);
+  if (!codec) throw new RangeError(`unknown endpoint '${name}': one of ${Object.keys(ENDPOINTS).join(', ')}, or its method (${METHODS.join(', ')})`);
   return codec;
 }

@@ -31,7 +31,7 @@ import { DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_OPEN_CHANNELS } from '../records/l
 import { ANSWER_LEVELS, type AnswerLevel } from './answer.js';
 import { ProxyConnection } from './connection.js';
 import { type Exchange, newCounts, type ProxyConnectionSummary, type ProxyContext, type ProxyFault, type ProxyStats } from './context.js';
-import { codecOfMethod } from './request-line.js';
+import { methodCodecs } from '../frame/endpoints.js';
 import { ServerSession } from './session.js';
 import type { ServerSpec } from './server-spec.js';
 
@@ -121,18 +121,10 @@ function checkBytes(name: string, n: number, min: number): number {
   return n;
 }
 
-/** Each method's codec, on the proxy's backend, made once. */
-function codecsOn(backend: Backend | undefined): (method: string) => FrameCodec<unknown> {
-  const codecs = new Map<string, FrameCodec<unknown>>();
-  return (method) => {
-    let codec = codecs.get(method);
-    if (!codec) {
-      const base = codecOfMethod(method)!;
-      codec = backend ? base.withBackend(backend) : base;
-      codecs.set(method, codec);
-    }
-    return codec;
-  };
+/** Each method's codec on the proxy's backend; a request line names only methods with one (request-line.ts). */
+function methodCodecsOrThrow(backend: Backend | undefined): (method: string) => FrameCodec<unknown> {
+  const codecOf = methodCodecs(backend);
+  return (method) => codecOf(method)!;
 }
 
 /** The live counts: the core's connections, the session's and the proxy's own, read when asked. */
@@ -194,7 +186,7 @@ export function createProxy(options: ProxyOptions): McpProxy {
       maxClientQueueBytes: checkBytes('maxClientQueueBytes', options.maxClientQueueBytes ?? DEFAULT_MAX_CLIENT_QUEUE_BYTES, 0),
     },
     counts,
-    codecOf: codecsOn(options.backend),
+    codecOf: methodCodecsOrThrow(options.backend),
     submit: (exchange) => session.submit(exchange),
     cancel: (exchange, reason) => session.cancel(exchange, reason),
     fault,

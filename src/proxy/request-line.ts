@@ -7,13 +7,12 @@
 // object, sent to the server as the request's params.
 
 import { validateJsonText } from '../contract/json-text.js';
-import { ENDPOINTS } from '../frame/endpoints.js';
-import type { FrameCodec } from '../frame/frame.js';
+import { codecForMethod, METHODS } from '../frame/endpoints.js';
 import { U32_MAX } from '../records/record.js';
 import { Status, statusName } from '../wire/status.js';
 
 /** The MCP methods a request line may name: one per endpoint. */
-export const PROXY_METHODS: readonly string[] = Object.values(ENDPOINTS).map((c) => c.method);
+export const PROXY_METHODS: readonly string[] = METHODS;
 
 /** A request line, read. */
 export interface ExchangeRequest {
@@ -36,13 +35,6 @@ export interface LineRefusal {
   rule?: string;
   offset?: number;
   limit?: number;
-}
-
-const CODECS = new Map<string, FrameCodec<unknown>>(Object.values(ENDPOINTS).map((c) => [c.method, c]));
-
-/** The codec that judges a method's frames. */
-export function codecOfMethod(method: string): FrameCodec<unknown> | undefined {
-  return CODECS.get(method);
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -84,7 +76,7 @@ export function readRequestLine(text: string): ExchangeRequest | LineRefusal {
     return { refused: 'bad-channel', message: `channel must be an integer from 0 to ${U32_MAX}` };
   }
   const method = value.method;
-  if (typeof method !== 'string' || !CODECS.has(method)) {
+  if (typeof method !== 'string' || codecForMethod(method) === undefined) {
     return {
       refused: 'unknown-method',
       message: `method must be one of ${PROXY_METHODS.join(', ')}`,

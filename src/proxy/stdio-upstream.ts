@@ -3,7 +3,7 @@
 // # Every message is bounded as it arrives
 //
 // No message longer than the limit is ever held whole. A line past it is
-// read on as it streams, for its JSON-RPC id alone (IdScanner), and
+// read on as it streams, for its JSON-RPC id alone (MemberScanner), and
 // dropped: that one request fails (`oversize`) and the server goes on; only
 // a line with no id to be found ends the server.
 //
@@ -16,7 +16,7 @@
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { LineReader } from './lines.js';
-import { IdScanner } from './message.js';
+import { MemberScanner } from '../contract/members.js';
 import type { ServerEnd, StdioServer, Upstream, UpstreamHandlers, UpstreamLimits } from './server-spec.js';
 
 const utf8 = new TextEncoder();
@@ -28,7 +28,7 @@ export class StdioUpstream implements Upstream {
   private ended = false;
   private closing = false;
   /** Reading a line past the limit, for its id. */
-  private scanner: IdScanner | null = null;
+  private scanner: MemberScanner | null = null;
 
   constructor(
     spec: StdioServer,
@@ -70,10 +70,10 @@ export class StdioUpstream implements Upstream {
 
   /** A piece of a line past the limit: read for its id; at its end, that request fails, or the server ends when no id was found. */
   private long(piece: Uint8Array, end: boolean): void {
-    this.scanner ??= new IdScanner();
+    this.scanner ??= new MemberScanner(['id']);
     this.scanner.push(piece);
     if (!end) return;
-    const id = this.scanner.id();
+    const id = this.scanner.value('id');
     this.scanner = null;
     if (this.ended) return;
     const limit = this.limits.maxMessageBytes;

@@ -29,6 +29,7 @@ import { Status } from '../wire/status.js';
 import { checkBackend, defaultBackend } from '../backend/default.js';
 import { type CodecChoice, codecFor, isCodec, judgeFrame } from '../frame/build.js';
 import { type FrameErrorJSON, frameErrorJSON } from '../frame/frame-error.js';
+import type { FrameCodec } from '../frame/frame.js';
 import { resolveLimits, type StreamLimits } from '../records/limits.js';
 import { ALREADY_OPEN, OpenChannels } from '../exchange/open-channels.js';
 import { ENTRY_FIELDS, type Fold, FOLD_MAX, KIND_RUN, NOT_VERIFIED, type RecordReader, type RecordSink, type Scan } from '../records/reader.js';
@@ -36,6 +37,17 @@ import { RecordError, type RecordFault } from '../records/record-error.js';
 import { asBytes, encodeFinish, HEADER_SIZE, KIND_FINISH, KIND_RESPONSE, readU32 } from '../records/record.js';
 import type { RelayFault } from './fault.js';
 import { OutputQueue } from './output-queue.js';
+
+/** The codec of each channel for 'full': one for all, or chosen per channel (none: the channel's frame is refused). */
+export type RelayEndpoint = CodecChoice<unknown> | ((channel: number) => FrameCodec<unknown> | undefined);
+
+/** The refusal of a frame on a channel whose codec no one named (WIRE.md section 8): it cannot be judged by a schema. */
+const UNJUDGED: FrameErrorJSON = Object.freeze({
+  reason: 'body',
+  rule: 'schema',
+  offset: 1,
+  message: 'no codec for this channel (no request line named its method): its frame cannot be judged by a schema',
+}) as FrameErrorJSON;
 
 /** How much the relay checks of each response. */
 export type ValidationLevel = 'json' | 'full' | 'none';
@@ -45,8 +57,12 @@ export const VALIDATION_LEVELS: readonly ValidationLevel[] = ['json', 'full', 'n
 export interface RelayOptions extends StreamLimits {
   /** 'json' (default): tag and strict JSON text; 'full': also the endpoint's schema; 'none': records and sequences only. */
   validate?: ValidationLevel;
-  /** The endpoint codec for 'full', one for all channels or chosen per channel. */
-  endpoint?: CodecChoice<unknown>;
+  /**
+   * The endpoint codec for 'full', one for all channels or chosen per
+   * channel. A choice that gives none for a channel refuses its frame: it
+   * cannot be judged by a schema.
+   */
+  endpoint?: RelayEndpoint;
   /** The backend that checks bytes; the default backend if left out. */
   backend?: PublicBackend;
   /** Called once per fault, synchronously, in stream order. */
@@ -593,7 +609,8 @@ export class RelayState implements RecordSink {
     for (let n = 0; n < count; n++) {
       const start = at + HEADER_SIZE;
       const end = start + readU32(bytes, at + 5);
-      if (judgeFrame(codecFor(endpoint, readU32(bytes, at + 1)), bytes, start, end) !== null) return false;
+      const codec = codecFor(endpoint as CodecChoice<unknown>, readU32(bytes, at + 1)) as FrameCodec<unknown> | undefined;
+      if (codec === undefined || judgeFrame(codec, bytes, start, end) !== null) return false;
       at = end + HEADER_SIZE;
     }
     return true;
@@ -704,14 +721,21 @@ export class RelayState implements RecordSink {
     if (level === 'none') return null;
     if (status === Status.Ok) {
       if (level === 'json') return null;
-      return judgeFrame(codecFor(this.options.endpoint!, channel), bytes, start, start + length)?.toJSON() ?? null;
+      const codec = this.codecOf(channel);
+      return codec ? (judgeFrame(codec, bytes, start, start + length)?.toJSON() ?? null) : UNJUDGED;
     }
     const payload = bytes.subarray(start, start + length);
     const verdict = status === NOT_VERIFIED ? this.backend.verifyFrame(payload) : frameFault(status, faultOffset);
     // As data: the report needs no Error, whose stack would cost more than the frame (frame-error.ts).
     if (verdict) return frameErrorJSON(verdict, payload);
     if (level === 'json') return null;
-    return judgeFrame(codecFor(this.options.endpoint!, channel), payload)?.toJSON() ?? null;
+    const codec = this.codecOf(channel);
+    return codec ? (judgeFrame(codec, payload)?.toJSON() ?? null) : UNJUDGED;
+  }
+
+  /** The codec 'full' judges `channel` by: undefined when the choice gives none. */
+  private codecOf(channel: number): FrameCodec<unknown> | undefined {
+    return codecFor(this.options.endpoint as CodecChoice<unknown>, channel) as FrameCodec<unknown> | undefined;
   }
 
   /**

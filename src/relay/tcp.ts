@@ -81,7 +81,11 @@ import { giveSlab, SLAB_SIZE, takeSlab } from '../streams/read-slabs.js';
 import { type Endpoint, parseEndpoint } from './endpoint.js';
 import type { RelayFault } from './fault.js';
 import { type FedRelay, type PipeEnd, pipeWith } from './pipe.js';
-import { type RelayOptions, type RelayStats, resolveRelayOptions } from './relay.js';
+import { type RelayEndpoint, type RelayOptions, type RelayStats, resolveRelayOptions } from './relay.js';
+import { RequestLineWatcher } from './request-lines.js';
+import type { FrameCodec } from '../frame/frame.js';
+import { methodCodecs } from '../frame/endpoints.js';
+import { resolveLimits } from '../records/limits.js';
 
 export type { DrainResult };
 
@@ -205,9 +209,16 @@ export {
   DEFAULT_MAX_CONNECTIONS,
 } from '../connection/defaults.js';
 
-export interface TcpRelayOptions extends Omit<RelayOptions, 'onFault'> {
+export interface TcpRelayOptions extends Omit<RelayOptions, 'onFault' | 'endpoint'> {
   /** Where to connect for each accepted client: { host, port }, or "HOST:PORT" ("[::1]:PORT" for IPv6). */
   upstream: Endpoint | string;
+  /**
+   * The endpoint codec for 'full': one for all channels, chosen per channel,
+   * or 'auto': each channel judged by the method its client's request line
+   * named (WIRE.md section 8), read from the client's bytes on their way
+   * upstream; a response on a channel no line named is refused.
+   */
+  endpoint?: RelayEndpoint | 'auto';
   /** Milliseconds upstream may take to accept the connection. Default 10 s; 0 leaves it to the system. */
   connectTimeout?: number;
   /** Milliseconds upstream may stay silent while a channel is open or a record is partly received. Default 300 s; 0 never times out. */
@@ -340,6 +351,8 @@ function addBuckets(into: number[], from: readonly number[]): void {
 /** The relay's settings, resolved once for every connection. */
 interface Settings {
   readonly options: TcpRelayOptions;
+  /** For endpoint 'auto': each method's codec on the relay's backend, and how many channels' methods a connection keeps. */
+  readonly auto: { codecOf: (method: string) => FrameCodec<unknown> | undefined; maxChannels: number } | null;
   /** Where each connection's upstream is, parsed once. */
   readonly upstream: Endpoint;
   readonly connectTimeout: number;
@@ -415,7 +428,11 @@ class RelayConnection implements Served {
       },
     );
     const report = (fault: ConnectionFault) => this.report(fault);
-    this.piped = pipeWith(this.upstream, client, { ...options, onFault: report }, { onChunk: () => this.touch(), slabs });
+    // Endpoint 'auto': each channel judged by the method its client's line named, read before the line goes upstream.
+    const watcher = settings.auto && new RequestLineWatcher(settings.auto.maxChannels, settings.auto.codecOf);
+    if (watcher) client.on('data', (chunk: Buffer) => watcher.push(chunk));
+    const endpoint = watcher ? (channel: number) => watcher.codecFor(channel) : (options.endpoint as RelayEndpoint | undefined);
+    this.piped = pipeWith(this.upstream, client, { ...options, endpoint, onFault: report }, { onChunk: () => this.touch(), slabs });
     this.watchUpstream();
     client.on('error', () => {});
     client.on('data', () => {
@@ -657,12 +674,14 @@ export function createTcpRelay(options: TcpRelayOptions): TcpRelay {
   // Every option is checked here: a bad one found at a client's connection
   // threw in the server's connection handler, which stopped the process.
   const upstream = checkUpstream(options.upstream);
-  resolveRelayOptions(options);
+  const auto = options.endpoint === 'auto';
+  resolveRelayOptions(auto ? { ...options, endpoint: () => undefined } : (options as Omit<RelayOptions, 'onFault'>));
   checkCallbacks(options, ['dial', 'onFault', 'onOpen', 'onClose']);
   const totals = new Totals();
   const settings: Settings = {
     options,
     upstream,
+    auto: auto ? { codecOf: methodCodecs(options.backend), maxChannels: resolveLimits(options).maxOpenChannels } : null,
     connectTimeout: checkTimeout('connectTimeout', options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT_MS),
     idleTimeout: checkTimeout('idleTimeout', options.idleTimeout ?? DEFAULT_IDLE_TIMEOUT_MS),
     clientIdleTimeout: checkTimeout('clientIdleTimeout', options.clientIdleTimeout ?? DEFAULT_CLIENT_IDLE_TIMEOUT_MS),
