@@ -61,6 +61,10 @@
 import { connect, type Socket } from 'cloudflare:sockets';
 import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS } from '../connection/defaults.js';
 import { type Endpoint, parseEndpoint } from '../relay/endpoint.js';
+import type { RelayEndpoint } from '../relay/relay.js';
+import { RequestLineWatcher } from '../relay/request-lines.js';
+import { methodCodecs } from '../frame/endpoints.js';
+import { DEFAULT_MAX_OPEN_CHANNELS } from '../records/limits.js';
 import {
   backend,
   createRelay,
@@ -84,9 +88,15 @@ export type WorkerFault =
   /** The WebSocket client sent more than upstream took, past CLIENT_QUEUE_BYTES waiting: the Worker closed it (1008). */
   | { reason: 'client-overrun'; bytes: number };
 
-export interface WorkerRelayOptions extends Omit<RelayOptions, 'onFault'> {
+export interface WorkerRelayOptions extends Omit<RelayOptions, 'onFault' | 'endpoint'> {
   /** The upstream record stream: "HOST:PORT" or { host, port }. */
   upstream: Endpoint | string;
+  /**
+   * The endpoint codec for 'full': one for all channels, chosen per channel,
+   * or 'auto': each channel judged by the method its client's request line
+   * named (WIRE.md section 8), read from what the client sends upstream.
+   */
+  endpoint?: RelayEndpoint | 'auto';
   /** Milliseconds upstream may take to accept the connection; default 10 s, 0 for the runtime's own. */
   connectTimeout?: number;
   /** Milliseconds upstream may stay silent while a channel is open or a record is partly received; default 300 s, 0 never. */
@@ -103,7 +113,7 @@ export interface WorkerEnv {
   UPSTREAM?: string;
   /** json (default), full or none. */
   VALIDATE?: string;
-  /** The endpoint whose schema 'full' judges by (list-resources, read-resource, …). */
+  /** What 'full' judges by: auto (each channel by its request line's method; the default), or an endpoint (list-resources, read-resource, …). */
   ENDPOINT?: string;
   /** Seconds upstream may take to accept the connection; default 10. */
   CONNECT_TIMEOUT?: string;
@@ -183,7 +193,11 @@ export async function relayRequest(request: Request, options: WorkerRelayOptions
     return Response.json(refused, { status: refused.reason === 'upstream-timeout' ? 504 : 502, headers });
   }
 
-  const relay = createRelay({ ...options, onFault: report });
+  // Endpoint 'auto': each channel judged by the method its client's line named, read before the line goes upstream.
+  const watcher =
+    options.endpoint === 'auto' ? new RequestLineWatcher(options.maxOpenChannels ?? DEFAULT_MAX_OPEN_CHANNELS, methodCodecs(options.backend)) : null;
+  const endpoint = watcher ? (channel: number) => watcher.codecFor(channel) : (options.endpoint as RelayEndpoint | undefined);
+  const relay = createRelay({ ...options, endpoint, onFault: report });
   const started = Date.now();
   const websocket = request.headers.get('upgrade')?.toLowerCase() === 'websocket';
   const idleTimeout = options.idleTimeout ?? DEFAULT_IDLE_TIMEOUT_MS;
@@ -267,7 +281,13 @@ export async function relayRequest(request: Request, options: WorkerRelayOptions
       faults,
     });
 
-  const toUpstream = socket.writable.getWriter();
+  const upstreamWriter = socket.writable.getWriter();
+  const toUpstream = {
+    write(chunk: Uint8Array): Promise<void> {
+      watcher?.push(chunk);
+      return upstreamWriter.write(chunk);
+    },
+  };
   if (!websocket) {
     // The request body, if any, goes upstream; upstream decides when the exchange is over.
     const forwarding = request.body
@@ -385,7 +405,12 @@ function optionsFromEnv(env: WorkerEnv): WorkerRelayOptions {
   return {
     upstream: parseEndpoint(env.UPSTREAM),
     validate,
-    endpoint: env.ENDPOINT === undefined ? undefined : endpointCodec(env.ENDPOINT),
+    endpoint:
+      env.ENDPOINT === 'auto' || (env.ENDPOINT === undefined && validate === 'full')
+        ? 'auto'
+        : env.ENDPOINT === undefined
+          ? undefined
+          : endpointCodec(env.ENDPOINT),
     connectTimeout: milliseconds('CONNECT_TIMEOUT'),
     idleTimeout: milliseconds('IDLE_TIMEOUT'),
   };

@@ -32,7 +32,10 @@
 // leaves while upstream is silent is logged client-gone, not as an upstream
 // failure; and a client that sends far more than a deaf upstream takes is
 // closed (1008, a client-overrun fault) rather than held in the Worker's
-// memory. Then a Worker whose upstream refuses answers 502 with the fault
+// memory. With VALIDATE=full and no ENDPOINT, each channel is judged by
+// the method its client's request line named: a frame that is not its
+// method's result, and one on a channel no line named, are refused. Then a
+// Worker whose upstream refuses answers 502 with the fault
 // as JSON, and names the compiled judges in x-mcp-frames-judges. The backend is the one the Worker
 // names in x-mcp-frames-backend. The Worker is bundled minified, as `wrangler deploy --minify` does.
 
@@ -94,6 +97,17 @@ const SCENARIOS = {
   },
 };
 
+/**
+ * VALIDATE=full with no ENDPOINT: the Worker judges each channel by the method its request line named. The client's
+ * lines name channel 1 resources/list and channel 2 resources/read; upstream answers both with a listing (valid for 1,
+ * not a read result for 2) and channel 3, which no line named, with a listing too: only channel 1 is carried.
+ */
+const AUTO = {
+  lines: '{"channel":1,"method":"resources/list"}\n{"channel":2,"method":"resources/read","params":{"uri":"file:///a"}}',
+  send: cat(response(1, listing), finish(1), response(2, listing), finish(2), response(3, listing), finish(3)),
+  want: cat(response(1, listing), finish(1), finish(2), finish(3)),
+};
+
 /** Scenarios of their own: upstream answers with one response and falls silent, or takes nothing more at all. */
 const SILENT = { send: response(9, listing), want: cat(response(9, listing), finish(9)) };
 /** Whole exchanges, then a response's header and half its payload, then nothing: a stall inside a record. */
@@ -119,6 +133,7 @@ async function startUpstream() {
       if (name === 'silent') return socket.write(SILENT.send);
       if (name === 'stalled') return socket.write(STALLED.send);
       if (name === 'deaf') return socket.pause();
+      if (name.startsWith('{')) return socket.end(AUTO.send);
       const scenario = SCENARIOS[name];
       if (!scenario) return socket.destroy();
       socket.write(scenario.send, () => {
@@ -326,6 +341,20 @@ export async function runWorkerdRelay(root) {
     check(
       logLines().some((l) => l.reason === 'client-overrun'),
       `a flooding client: no client-overrun line: ${logged.slice(0, 300)}`,
+    );
+
+    // VALIDATE=full, no ENDPOINT: each channel judged by the method its request line named.
+    logged = '';
+    await mf.setOptions(options(/** @type {net.AddressInfo} */ (upstream.address()).port, { VALIDATE: 'full' }));
+    const autoUrl = await mf.ready;
+    const autoWs = await overWebSocket(autoUrl, AUTO.lines);
+    check(autoWs.bytes.equals(AUTO.want) && autoWs.code === 1000, `endpoint auto over a WebSocket: ${autoWs.code} ${autoWs.bytes.toString('hex')}`);
+    const autoHttp = await overHttp(autoUrl, AUTO.lines);
+    check(autoHttp.bytes.equals(AUTO.want), `endpoint auto over HTTP: ${autoHttp.bytes.toString('hex')}`);
+    const refusedFrames = logLines().filter((l) => l.reason === 'frame-error');
+    check(
+      refusedFrames.length === 4 && refusedFrames.every((l) => l.channel === 2 || l.channel === 3),
+      `endpoint auto: channels 2 (not a read result) and 3 (no line named it) refused, on both ways: ${JSON.stringify(refusedFrames)}`,
     );
 
     // An upstream that refuses: 502, the fault as JSON, before anything is relayed.
