@@ -10,7 +10,7 @@
 // dependency-cruiser is pinned at 17.4.3: its 18.x line runs only on Node 22
 // and later, and the project still builds and tests on Node 20.
 
-/** The layers, lowest first. connection is the TCP server core that relay and proxy share; proxy serves a real MCP server's answers as records; index is the library's export list; runtime, cli and demo stand on it. */
+/** The layers, lowest first. connection is the TCP server core that relay and proxy share; proxy serves a real MCP server's answers as records; client is their other end; index is the library's export list; runtime, cli and demo stand on it. */
 const LAYERS = [
   'wire',
   'contract',

@@ -19,6 +19,7 @@ const ENTRIES = [
   ['mcp-frames', 'dist/runtime/api.d.ts'],
   ['mcp-frames-tcp', 'dist/runtime/tcp.d.ts'],
   ['mcp-frames-proxy', 'dist/runtime/proxy.d.ts'],
+  ['mcp-frames-client', 'dist/runtime/client.d.ts'],
   ['mcp-frames-worker', 'dist/runtime/worker.d.ts'],
   ['mcp-frames-core', 'dist/runtime/core.d.ts'],
   ['mcp-frames-wasm', 'dist/runtime/wasm-build.d.ts'],

@@ -12,6 +12,7 @@
 //   connection/ the TCP server core the relay and the proxy share (Node)
 //   relay/     the validating relay: in process, between Node streams, over TCP
 //   proxy/     a real MCP server (stdio or Streamable HTTP) answered as records of its own bytes
+//   client/    the other end: request lines out, each method's result back (mcp-frames/client)
 // and above them all, runtime/ (one entry per host), cli/ and demo/.
 
 export { TAG_RESULT, TAG_ERROR } from './wire/tags.js';

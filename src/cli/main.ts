@@ -27,6 +27,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   inspect: async () => (await import('./inspect.js')).inspectCommand,
   relay: async () => (await import('./relay.js')).relayCommand,
   proxy: async () => (await import('./proxy.js')).proxyCommand,
+  request: async () => (await import('./request.js')).requestCommand,
   conformance: async () => (await import('./conformance.js')).conformanceCommand,
 };
 

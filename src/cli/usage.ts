@@ -35,6 +35,7 @@ const SYNOPSIS = `Usage:
   mcp-frames relay --listen HOST:PORT --upstream HOST:PORT [same flags]
   mcp-frames proxy --listen HOST:PORT [--validate full|json] [proxy flags]
                    (-- COMMAND [ARGS...] | --server-url URL)
+  mcp-frames request HOST:PORT METHOD [PARAMS_JSON] [--backend B]
   mcp-frames conformance [--backend B] [DIR]
   mcp-frames help | --help | -h      all of the help (also: COMMAND --help)
   mcp-frames --version               the package version`;
@@ -44,10 +45,10 @@ export function shortUsage(): string {
   return `${SYNOPSIS}\n\nmcp-frames COMMAND --help says what a command does and which flags it takes.`;
 }
 
-export type CommandName = 'decode' | 'inspect' | 'relay' | 'proxy' | 'conformance';
+export type CommandName = 'decode' | 'inspect' | 'relay' | 'proxy' | 'request' | 'conformance';
 
 /** The commands, in the order the full help gives them. */
-const COMMAND_NAMES: readonly CommandName[] = ['decode', 'inspect', 'relay', 'proxy', 'conformance'];
+const COMMAND_NAMES: readonly CommandName[] = ['decode', 'inspect', 'relay', 'proxy', 'request', 'conformance'];
 
 /** A command's usage lines and what it does. */
 function commandText(name: CommandName): string {
@@ -140,6 +141,17 @@ function commandText(name: CommandName): string {
       Prints {"listening":...} on stderr; log lines, --max-connections,
       --client-idle-timeout, --metrics and the drain on SIGTERM are the
       relay's.`;
+    case 'request':
+      return `  mcp-frames request HOST:PORT METHOD [PARAMS_JSON] [--backend B]
+      Asks a proxy (or a relay in front of one) for one exchange: METHOD is
+      one of the eight endpoints' methods (resources/read, tools/call, …),
+      PARAMS_JSON its params as a JSON object. Prints the outcome as one
+      JSON line on stdout:
+        {"outcome":"result","result":…}
+        {"outcome":"error","error":{"code":…,"message":…,"data":…}}
+        {"outcome":"not-carried"}  {"outcome":"frame-error","fault":…}
+        {"outcome":"cut","end":…}  {"outcome":"unreachable","message":…}
+      Exit status 0 for a result, 1 for anything else, 2 for bad usage.`;
     case 'conformance':
       return `  mcp-frames conformance [--backend B] [DIR]
       Answers the vectors in DIR/frames.json and DIR/streams.json, one line
@@ -155,6 +167,7 @@ const COMMAND_FLAGS: Readonly<Record<CommandName, readonly string[]>> = {
   inspect: ['endpoint', 'backend', 'json', 'limits'],
   relay: ['endpoint', 'backend', 'limits', 'tcp', 'serve'],
   proxy: ['backend', 'proxy', 'serve'],
+  request: ['backend'],
   conformance: ['backend'],
 };
 
@@ -235,6 +248,8 @@ const EXIT_STATUS = `Exit status:
      proxy: no server could be started: 5 starts in a row ended before one
      was ready (a command that does not exist, a server that exits at
      once); the line before says why.
+     request: the outcome was not a result (an MCP error, not carried, a
+     frame error, the connection cut or not made): its line says which.
      conformance: some vector was not answered exactly.
   2  bad usage: no command, an unknown command or flag, a flag's value given
      twice, a missing or unknown --endpoint, decode without --hex, a bad

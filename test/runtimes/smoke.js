@@ -25,10 +25,11 @@ const MAX_REPORTED = 5;
 
 /**
  * Runs the suite against `lib` (the package's namespace, as the host
- * imported it) with `vectors` ({ frames, streams }, conformance's files).
+ * imported it) with `vectors` ({ frames, streams }, conformance's files),
+ * and `client` (mcp-frames/client, as the host imported it) when given.
  * Resolves with { backend, checks, failures, vectors }.
  */
-export async function runSmoke(lib, vectors) {
+export async function runSmoke(lib, vectors, client) {
   const failures = [];
   let checks = 0;
   const check = (ok, what) => {
@@ -95,6 +96,14 @@ export async function runSmoke(lib, vectors) {
     check(false, `relay: threw ${describe(error)}`);
   }
 
+  if (client) {
+    try {
+      await clientOverStreams(lib, client, check);
+    } catch (error) {
+      check(false, `client: threw ${describe(error)}`);
+    }
+  }
+
   // The judges compiled at build time must survive however this host got the package (bundled, minified).
   check(lib.schemaJudges === 'compiled', `schemaJudges is '${lib.schemaJudges}', not 'compiled': schema checks fell back to the SDK's own`);
   for (const [label, backend] of [
@@ -115,6 +124,59 @@ export async function runSmoke(lib, vectors) {
     failures: failures.slice(0, MAX_REPORTED),
     vectors: { frames: vectors.frames.length, streams: vectors.streams.length },
   };
+}
+
+/**
+ * mcp-frames/client over a pair of Web Streams, as a Worker or a page gives
+ * it one: a fake proxy reads its request lines and answers channel by
+ * channel with a result, an MCP error and a finish alone.
+ */
+async function clientOverStreams(lib, client, check) {
+  const up = new TransformStream();
+  const down = new TransformStream();
+  const c = await client.connect({ readable: down.readable, writable: up.writable });
+  const answers = (async () => {
+    const writer = down.writable.getWriter();
+    const reader = up.readable.getReader();
+    const text = new TextDecoder();
+    let held = '';
+    for (let answered = 0; answered < 3; ) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      held += text.decode(value, { stream: true });
+      for (let lf = held.indexOf('\n'); lf >= 0; lf = held.indexOf('\n')) {
+        const line = JSON.parse(held.slice(0, lf));
+        held = held.slice(lf + 1);
+        answered++;
+        const uri = line.params?.uri;
+        if (uri === 'ok') {
+          const frame = lib.readResource.encode({ kind: 'result', result: { contents: [{ uri: 'ok', text: 'hi' }] } });
+          await writer.write(concat([lib.encodeResponse(line.channel, frame), lib.encodeFinish(line.channel)]));
+        } else if (uri === 'missing') {
+          const frame = lib.readResource.encode({ kind: 'error', error: { code: -32002, message: 'Resource not found', data: { uri } } });
+          await writer.write(concat([lib.encodeResponse(line.channel, frame), lib.encodeFinish(line.channel)]));
+        } else await writer.write(lib.encodeFinish(line.channel));
+      }
+    }
+    await writer.close();
+  })();
+  const [ok, missing, dropped] = await Promise.allSettled([
+    c.readResource({ uri: 'ok' }),
+    c.readResource({ uri: 'missing' }),
+    c.readResource({ uri: 'dropped' }),
+  ]);
+  check(ok.status === 'fulfilled' && ok.value.contents[0].text === 'hi', `client: a result: ${JSON.stringify(ok)}`);
+  check(
+    missing.status === 'rejected' && missing.reason instanceof client.McpError && missing.reason.code === -32002,
+    `client: an MCP error as McpError: ${describe(missing.status === 'rejected' ? missing.reason : missing.value)}`,
+  );
+  check(
+    dropped.status === 'rejected' && dropped.reason instanceof client.NotCarriedError,
+    `client: a finish alone: ${describe(dropped.status === 'rejected' ? dropped.reason : dropped.value)}`,
+  );
+  await answers;
+  const end = await c.close();
+  check(end.end === 'ok', `client: the stream ended ${JSON.stringify(end)}`);
 }
 
 // Encoding: decode(encode(v)) deep-equals JSON.parse(JSON.stringify(v)),

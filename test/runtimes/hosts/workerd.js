@@ -1,6 +1,7 @@
 // A Worker: the package by name (the "workerd" condition, bundled as wrangler does), the vectors as the request body, the report as the response.
 
 import * as lib from 'mcp-frames';
+import * as client from 'mcp-frames/client';
 import { runSmoke } from '../smoke.js';
 
 /** Whether this isolate compiles WebAssembly from bytes; workerd is expected to refuse. */
@@ -16,7 +17,7 @@ function compilesFromBytes() {
 export default {
   async fetch(request) {
     try {
-      const report = await runSmoke(lib, await request.json());
+      const report = await runSmoke(lib, await request.json(), client);
       report.compilesFromBytes = compilesFromBytes();
       return Response.json(report);
     } catch (error) {

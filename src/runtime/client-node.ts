@@ -1,0 +1,87 @@
+// `mcp-frames/client` on Node: connect('HOST:PORT') opens the socket; frames checked by the core as the Node entry loads it.
+
+import net from 'node:net';
+import { type ByteStream, type ClientOptions, McpFramesClient } from '../client/client.js';
+import { parseEndpoint } from '../relay/endpoint.js';
+import type { ClientTarget } from './client-api.js';
+import './node.js';
+
+export * from './client-api.js';
+
+/**
+ * A client of the proxy (or a relay) at `target`: "HOST:PORT" or
+ * { host, port }, connected before it resolves (rejects with the connect
+ * error), or a byte stream both ways.
+ */
+export async function connect(target: ClientTarget, options?: ClientOptions): Promise<McpFramesClient> {
+  if (typeof target === 'object' && target !== null && 'readable' in target && 'writable' in target) {
+    return new McpFramesClient(target as ByteStream, options);
+  }
+  const at = typeof target === 'string' ? parseEndpoint(target) : target;
+  if (typeof at?.host !== 'string' || !Number.isInteger(at.port))
+    throw new TypeError(`connect() takes "HOST:PORT", { host, port } or { readable, writable }`);
+  const socket = net.connect({ host: at.host, port: at.port, allowHalfOpen: true });
+  socket.setNoDelay(true);
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', resolve);
+    socket.once('error', reject);
+  });
+  return new McpFramesClient(socketStreams(socket), options);
+}
+
+/**
+ * A socket as a byte stream both ways. Not Readable.toWeb: on a socket
+ * whose own side is still open (allowHalfOpen, so that the client's FIN
+ * leaves the answers coming) it waits for both sides to finish, and never
+ * gave the end of what the peer sent.
+ */
+function socketStreams(socket: net.Socket): ByteStream {
+  socket.pause();
+  const readable = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        socket.on('data', (chunk: Buffer) => {
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length));
+          if ((controller.desiredSize ?? 0) <= 0) socket.pause();
+        });
+        socket.once('end', () => controller.close());
+        socket.once('error', (error) => controller.error(error));
+        // Destroyed with no end and no error (the client's own abort): the stream ends there.
+        socket.once('close', () => {
+          try {
+            controller.close();
+          } catch {
+            // already closed or errored
+          }
+        });
+      },
+      pull() {
+        socket.resume();
+      },
+      cancel() {
+        socket.destroy();
+      },
+    },
+    { highWaterMark: 1 },
+  );
+  const writable = new WritableStream<Uint8Array>({
+    write(chunk) {
+      if (socket.write(chunk)) return;
+      return new Promise<void>((resolve, reject) => {
+        const closed = () => reject(new Error('the socket closed'));
+        socket.once('close', closed);
+        socket.once('drain', () => {
+          socket.off('close', closed);
+          resolve();
+        });
+      });
+    },
+    close() {
+      return new Promise<void>((resolve) => socket.end(resolve));
+    },
+    abort(reason) {
+      socket.destroy(reason instanceof Error ? reason : undefined);
+    },
+  });
+  return { readable, writable };
+}
