@@ -212,6 +212,60 @@ describe('relay --listen: stopping', () => {
     }, 60_000);
   }
 
+  it('SIGTERM with 100 idle clients and 10 busy ones, --drain-timeout 30: it exits as soon as the busy ones finish', async () => {
+    // Upstream connection k answers nothing until its client asks; a busy client's upstream holds a channel open.
+    const held: net.Socket[] = [];
+    const upstream = await upstreamServer((s) => {
+      s.once('data', () => {
+        held.push(s);
+        s.write(encodeResponse(1, frame));
+      });
+    });
+    const relay = await startRelay(upstream, ['--drain-timeout', '30', '--log-level', 'info']);
+    const idle = Array.from({ length: 100 }, () => client(relay.port));
+    const busy = Array.from({ length: 10 }, () => {
+      const socket = net.connect(relay.port, '127.0.0.1');
+      socket.on('error', () => {});
+      socket.on('data', () => {});
+      socket.write('ask');
+      return socket;
+    });
+    await until(() => held.length === 10 && relay.lines().filter((l) => l.event === 'open').length === 110);
+    const signalled = performance.now();
+    relay.child.kill('SIGTERM');
+    await relay.line((l) => l.event === 'drain');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    for (const s of held) s.end(encodeFinish(1));
+    expect(await relay.exited).toEqual({ code: 0, signal: null });
+    // An idle connection held the whole 30 s drain, and each was cut with an error-level fault.
+    expect(performance.now() - signalled).toBeLessThan(10_000);
+    for (const { ended, bytes } of await Promise.all(idle)) expect([ended, bytes.length]).toEqual(['end', 0]);
+    for (const s of busy) s.destroy();
+    expect(relay.lines().filter((l) => l.event === 'fault')).toEqual([]);
+    expect(relay.lines().find((l) => l.event === 'drained')).toMatchObject({ connections: 110, cut: 0 });
+  }, 60_000);
+
+  it('run by npm (npx, npm start), which exits on SIGTERM without passing it on, it drains when npm has gone', async () => {
+    const upstream = await upstreamServer(() => {});
+    // A parent that dies as npm does: at once, leaving its child behind.
+    const parent = spawn(
+      'sh',
+      ['-c', `"${process.execPath}" "${bin}" relay --listen 127.0.0.1:0 --upstream 127.0.0.1:${upstream} --log-level info 2>&1 & wait`],
+      {
+        env: { ...process.env, npm_execpath: '/usr/lib/node_modules/npm/bin/npm-cli.js' },
+        stdio: ['ignore', 'pipe', 'ignore'],
+      },
+    );
+    let out = '';
+    parent.stdout!.on('data', (d: Buffer) => {
+      out += d;
+    });
+    await until(() => out.includes('"listening"'));
+    parent.kill('SIGKILL');
+    await until(() => out.includes('"drained"'));
+    expect(out).toContain('"signal":"parent-gone"');
+  }, 30_000);
+
   it('a second signal exits at once, whatever the drain timeout', async () => {
     const upstream = await upstreamServer((s) => s.write(encodeResponse(1, frame)));
     const relay = await startRelay(upstream, ['--workers', '2', '--drain-timeout', '600', '--log-level', 'info']);

@@ -101,6 +101,18 @@ describe('the docs keep their limits', () => {
     expect(lineCount(read('README.md'))).toBeLessThanOrEqual(300);
   });
 
+  it("examples/worker asks for a version of mcp-frames that has this package's version (and mcp-frames/worker)", () => {
+    const version = JSON.parse(read('package.json')).version as string;
+    const range = JSON.parse(read('examples/worker/package.json')).dependencies['mcp-frames'] as string;
+    // A caret range of 0.x takes that minor version alone: ^0.2.0 takes 0.2.x.
+    const caret = /^\^(\d+)\.(\d+)\.(\d+)$/.exec(range);
+    expect(caret, `'${range}' is a caret range`).not.toBeNull();
+    const [major, minor, patch] = version.split('.').map(Number);
+    const [rMajor, rMinor, rPatch] = caret!.slice(1).map(Number);
+    const within = major === rMajor && (major > 0 ? minor > rMinor || (minor === rMinor && patch >= rPatch) : minor === rMinor && patch >= rPatch);
+    expect(within, `examples/worker asks for ${range}, the package is ${version}`).toBe(true);
+  });
+
   it('bench/README.md is at most 250 lines', () => {
     expect(lineCount(read('bench/README.md'))).toBeLessThanOrEqual(250);
   });

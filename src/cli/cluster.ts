@@ -62,7 +62,7 @@ import { DEFAULT_MAX_CONNECTIONS } from '../relay/tcp.js';
 import { UsageError } from './args.js';
 import { fsReason, type Io } from './io.js';
 import { Log } from './log.js';
-import { type FromWorker, hostPort, judgedBy, listenOn, loadMetrics, type ServeConfig, type ToWorker } from './serve.js';
+import { type FromWorker, hostPort, judgedBy, listenOn, loadMetrics, onOrphaned, type ServeConfig, type ToWorker } from './serve.js';
 
 const BACKOFF_FIRST_MS = 100;
 const BACKOFF_MAX_MS = 10_000;
@@ -414,6 +414,7 @@ export async function runPrimary(config: ServeConfig, io: Io): Promise<number> {
 
   process.on('SIGINT', primary.stop);
   process.on('SIGTERM', primary.stop);
+  onOrphaned(() => primary.stop('SIGTERM'));
 
   const status = await primary.finished;
   log.line('info', 'drained', { workers: config.workers });

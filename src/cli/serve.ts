@@ -171,7 +171,7 @@ export async function listenAndServe(listener: Listener, plan: ListenPlan, log: 
   plan.onListening?.();
 
   const ended = await Promise.race([
-    new Promise<NodeJS.Signals>((resolve) => onSignals(resolve)),
+    new Promise<NodeJS.Signals | 'parent-gone'>((resolve) => onSignals(resolve)),
     (plan.fatal ?? new Promise<never>(() => {})).then(() => 'fatal' as const),
   ]);
   let status = 0;
@@ -205,10 +205,11 @@ export async function listenOn(server: net.Server, at: Endpoint): Promise<number
 }
 
 /**
- * Calls `first` on the first SIGINT or SIGTERM; on the second, exits at
- * once with 128 + its number.
+ * Calls `first` on the first SIGINT or SIGTERM (or when npm, which ran
+ * this process, has gone: onOrphaned); on the second, exits at once with
+ * 128 + its number.
  */
-function onSignals(first: (signal: NodeJS.Signals) => void): void {
+function onSignals(first: (signal: NodeJS.Signals | 'parent-gone') => void, watchParent = true): void {
   let seen = false;
   const handle = (signal: NodeJS.Signals) => {
     if (seen) process.exit(128 + (os.constants.signals[signal] ?? 0));
@@ -217,6 +218,33 @@ function onSignals(first: (signal: NodeJS.Signals) => void): void {
   };
   process.on('SIGINT', handle);
   process.on('SIGTERM', handle);
+  if (watchParent)
+    onOrphaned(() => {
+      if (seen) return;
+      seen = true;
+      first('parent-gone');
+    });
+}
+
+/** How often a command run by npm looks whether npm is still there. */
+const PARENT_POLL_MS = 500;
+
+/**
+ * Calls `orphaned` once when this process, run by npm (`npx mcp-frames …`,
+ * `npm start`), loses its parent. npm exits on SIGTERM without passing the
+ * signal on: the command was left running, orphaned, with no drain. So it
+ * drains as if signalled. Run directly (node_modules/.bin/mcp-frames, or
+ * `exec` in a script), the signals reach it and nothing is watched.
+ */
+export function onOrphaned(orphaned: () => void): void {
+  if (process.env.npm_execpath === undefined) return;
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    orphaned();
+  }, PARENT_POLL_MS);
+  timer.unref();
 }
 
 /** Runs the TCP relay in this process until signalled; resolves 0 once drained. */
@@ -309,7 +337,8 @@ export async function serveWorker(config: ServeConfig, io: Io): Promise<number> 
       (registry ? registry.getMetricsAsJSON() : Promise.resolve([])).then((metrics) => send({ type: 'mcp-frames:metrics', id, metrics }));
     }
   });
-  onSignals((signal) => drain(signal));
+  // A worker's parent is the primary, which tells it when to drain.
+  onSignals((signal) => drain(signal), false);
   send({ type: 'mcp-frames:ready' });
   await new Promise<never>(() => {});
   return 0;

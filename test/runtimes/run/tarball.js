@@ -15,8 +15,16 @@
 // The README's first ```js block is run by Node in the consumer folder, and
 // every `console.log(...); // TEXT` line's TEXT must be the next line it
 // printed, as test/readme.test.ts holds the project's own copy to.
+//
+// # The proxy example
+//
+// Then the README's proxy example runs as written from the consumer's own
+// node_modules/.bin: `mcp-frames proxy` over server-everything (the
+// project's copy: the consumer has none), its `mcp-frames request` line,
+// and its client block, with the proxy's port in place of 7000.
 
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -59,6 +67,8 @@ export async function runTarball(root) {
     );
     if (ran.stderr) failures.push(`the quick start wrote to stderr: ${ran.stderr.split('\n')[0]}`);
 
+    failures.push(...(await proxyExample(root, consumer, readme)));
+
     const probe = await run(
       process.execPath,
       [
@@ -70,10 +80,52 @@ export async function runTarball(root) {
     );
     const { entry, backend } = JSON.parse(probe.stdout);
     return {
-      report: { backend, checks: said.length + 1, failed: failures.length, failures },
+      report: { backend, checks: said.length + 4, failed: failures.length, failures },
       entry: path.relative(path.join(consumer, 'node_modules', 'mcp-frames'), new URL(entry).pathname),
     };
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The README's proxy example, run from the consumer: the failures, none when it ran as written. */
+async function proxyExample(root, consumer, readme) {
+  const bin = path.join(consumer, 'node_modules', '.bin', 'mcp-frames');
+  const require = createRequire(path.join(root, 'package.json'));
+  const everything = path.join(path.dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')), 'dist', 'index.js');
+  const proxy = spawn(bin, ['proxy', '--listen', '127.0.0.1:0', '--', process.execPath, everything, 'stdio'], {
+    cwd: consumer,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  try {
+    const port = await new Promise((resolve, reject) => {
+      let err = '';
+      proxy.stderr.on('data', (d) => {
+        err += d;
+        const m = /"listening":"127\.0\.0\.1:(\d+)"/.exec(err);
+        if (m) resolve(m[1]);
+      });
+      proxy.once('exit', () => reject(new Error(`the proxy exited: ${err.slice(0, 300)}`)));
+    });
+    const failures = [];
+    const line = /^mcp-frames request 127\.0\.0\.1:7000 (\S+)/m.exec(readme);
+    if (!line) failures.push('the README shows no `mcp-frames request 127.0.0.1:7000 …` line');
+    else {
+      const asked = await run(bin, ['request', `127.0.0.1:${port}`, line[1]], { cwd: consumer, timeout: 30_000 }).catch((e) => e);
+      if (asked.code || !asked.stdout?.startsWith('{"outcome":"result"')) failures.push(`mcp-frames request: ${asked.stdout ?? asked.message}`);
+    }
+    const block = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]).find((b) => b.includes("'127.0.0.1:7000'"));
+    if (!block) failures.push('the README shows no client block for the proxy on 127.0.0.1:7000');
+    else {
+      await writeFile(path.join(consumer, 'client.mjs'), block.replaceAll('127.0.0.1:7000', `127.0.0.1:${port}`));
+      const said = [...block.matchAll(/console\.log\(.*\); \/\/ (.*)$/gm)].map((m) => m[1]);
+      const ran = await run(process.execPath, ['client.mjs'], { cwd: consumer, timeout: 30_000 }).catch((e) => e);
+      const printed = (ran.stdout ?? '').trimEnd().split('\n');
+      if (said.some((want, k) => printed[k] !== want))
+        failures.push(`the client block printed '${printed.join(' / ')}' where the README says '${said.join(' / ')}'`);
+    }
+    return failures;
+  } finally {
+    proxy.kill('SIGKILL');
   }
 }
