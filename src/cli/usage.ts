@@ -201,7 +201,10 @@ ${wrap(BACKEND_CHOICES.join(', '), 26)}
   Limits are whole numbers in decimal; breaking one is a record error
   (oversize, too-many-channels, held-limit) that stops the stream.`;
     case 'proxy':
-      return `  --validate full|json    proxy: how much of the wire rules answers are held to:
+      return `  -- COMMAND [ARGS...]    proxy: run COMMAND as a stdio MCP server
+  --server-url URL        proxy: reach the Streamable HTTP MCP server at URL
+                          (http: or https:) instead
+  --validate full|json    proxy: how much of the wire rules answers are held to:
                           full (default) every rule, the method's schema
                           included; json the tag and strict JSON
   --exchange-timeout S    proxy: seconds an exchange may wait for its answer;
