@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { loadBackend } from '../src/backend/builds.js';
 import { createProxy } from '../src/proxy/proxy.js';
-import { DemoClient } from '../src/demo/client.js';
+import { DemoClient } from './support/demo-client.js';
 import { blobBytes, HELLO, listingPage } from '../src/demo/server.js';
 import { type ConnectionFault, createTcpRelay } from '../src/relay/tcp.js';
 import { encodeFinish, encodeResponseHeader, HEADER_SIZE } from '../src/records/record.js';

@@ -1,15 +1,15 @@
-// The demo's client side: asks for exchanges on request lines (WIRE.md section 8), and decodes the
-// outcomes that come back through the relay into SDK types and McpError.
+// A client for the end-to-end test: asks for exchanges on request lines (WIRE.md section 8), keeps every byte it
+// receives, and decodes the outcomes that come back through the relay into SDK types and McpError.
 
 import net from 'node:net';
 import type { McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { FrameCodec } from '../frame/codec.js';
-import { toMcpError } from '../frame/mcp-error.js';
-import { StreamDecoder } from '../exchange/decoder.js';
-import type { Outcome, StreamEnd } from '../exchange/outcome.js';
-import type { Backend } from '../backend/backend.js';
-import { codecForMethod } from '../frame/endpoints.js';
-import type { ExchangeRequest } from '../proxy/request-line.js';
+import type { FrameCodec } from '../../src/frame/codec.js';
+import { toMcpError } from '../../src/frame/mcp-error.js';
+import { StreamDecoder } from '../../src/exchange/decoder.js';
+import type { Outcome, StreamEnd } from '../../src/exchange/outcome.js';
+import type { Backend } from '../../src/backend/backend.js';
+import { codecForMethod } from '../../src/frame/endpoints.js';
+import type { ExchangeRequest } from '../../src/proxy/request-line.js';
 
 /** What one exchange came to, as the client sees it. */
 export interface Exchange {
