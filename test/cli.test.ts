@@ -288,6 +288,16 @@ describe('bad usage exits 2 with one line on stderr', () => {
     ['a file that does not exist', ['inspect', '--endpoint', 'list-resources', 'no/such/file.bin'], /cannot read no\/such\/file.bin: no such file/],
     ['a directory', ['inspect', '--endpoint', 'list-resources', '.'], /cannot read \.: is a directory/],
     ['a vectors folder without vectors', ['conformance', '--backend', 'js', 'src'], /cannot read .*frames\.json/],
+    [
+      'endpoint auto on a relay that does not judge schemas',
+      ['relay', '--listen', '127.0.0.1:0', '--upstream', '127.0.0.1:1', '--validate', 'json', '--endpoint', 'auto'],
+      /--endpoint auto judges schemas, which only --validate full does/,
+    ],
+    [
+      'a request line limit that is not a number',
+      ['relay', '--listen', '127.0.0.1:0', '--upstream', '127.0.0.1:1', '--validate', 'full', '--max-line-bytes', 'lots'],
+      /--max-line-bytes must be a whole number/,
+    ],
   ];
   for (const [what, args, message] of cases) {
     it(what, () => {

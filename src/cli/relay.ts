@@ -43,6 +43,7 @@ const RELAY_FLAGS = {
   'idle-timeout': { type: 'string' },
   'client-idle-timeout': { type: 'string' },
   'drain-timeout': { type: 'string' },
+  'max-line-bytes': { type: 'string' },
   'max-connections': { type: 'string' },
   workers: { type: 'string' },
   metrics: { type: 'string' },
@@ -50,7 +51,16 @@ const RELAY_FLAGS = {
 } as const;
 
 /** The flags that only mean something with --listen. */
-const TCP_FLAGS = ['connect-timeout', 'idle-timeout', 'client-idle-timeout', 'drain-timeout', 'max-connections', 'workers', 'metrics'] as const;
+const TCP_FLAGS = [
+  'connect-timeout',
+  'idle-timeout',
+  'client-idle-timeout',
+  'drain-timeout',
+  'max-connections',
+  'max-line-bytes',
+  'workers',
+  'metrics',
+] as const;
 
 /** Most --max-connections takes: past it, two descriptors each outrun any system's limit. */
 export const MAX_CONNECTIONS_LIMIT = 1_000_000;
@@ -104,6 +114,7 @@ export function endpointOf(text: string, flag: string, command = 'relay'): Endpo
 async function relayEndpoint(flags: Flags, validate: ValidationLevel): Promise<FrameCodec<unknown> | 'auto' | undefined> {
   const named = flags.values.endpoint;
   const listening = flags.values.listen !== undefined || flags.values.upstream !== undefined;
+  if (named === 'auto' && validate !== 'full') throw new UsageError('relay: --endpoint auto judges schemas, which only --validate full does');
   if (named === 'auto' || (named === undefined && validate === 'full' && listening)) return 'auto';
   return validate === 'full' || named !== undefined ? endpointFlag('relay', flags) : undefined;
 }
@@ -150,6 +161,7 @@ export async function relayCommand(args: readonly string[], io: Io): Promise<num
         idleTimeout: secondsFlag(flags, 'idle-timeout'),
         clientIdleTimeout: secondsFlag(flags, 'client-idle-timeout'),
         maxConnections: limitFlag('relay', flags, 'max-connections', 0, MAX_CONNECTIONS_LIMIT),
+        maxLineBytes: limitFlag('relay', flags, 'max-line-bytes', 1),
       },
       drainTimeoutMs: secondsFlag(flags, 'drain-timeout') ?? DEFAULT_DRAIN_TIMEOUT_MS,
       metrics: typeof metrics === 'string' ? endpointOf(metrics, 'metrics') : undefined,

@@ -95,7 +95,7 @@ export function connectionLines(log: Log): {
 export function judgedBy(config: ServeConfig): { endpoint?: string } {
   if (config.relay.validate !== 'full') return {};
   const endpoint = config.relay.endpoint;
-  return { endpoint: endpoint === 'auto' ? 'auto' : typeof endpoint === 'object' ? endpoint.endpoint : 'per channel' };
+  return { endpoint: endpoint === 'auto' ? 'auto' : typeof endpoint === 'object' && 'endpoint' in endpoint ? endpoint.endpoint : 'per channel' };
 }
 
 /** The relay server, its events written to `log`. */

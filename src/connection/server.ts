@@ -85,6 +85,12 @@ export function checkTimeout(name: string, ms: number): number {
   return ms;
 }
 
+/** Throws a RangeError unless `n` is a whole number (a count of bytes or of things) of at least `min`. */
+export function checkCount(name: string, n: number, min: number): number {
+  if (!(Number.isSafeInteger(n) && n >= min)) throw new RangeError(`${name} must be a whole number of at least ${min}, not ${n}`);
+  return n;
+}
+
 /** Throws a RangeError unless `n` is a whole number of connections (0: no limit). */
 function checkMaxConnections(n: number): number {
   if (!(Number.isInteger(n) && n >= 0)) throw new RangeError(`maxConnections must be a whole number, 0 for no limit, not ${n}`);

@@ -45,9 +45,9 @@ import { Status } from '../wire/status.js';
 import { answerRecords, isAnswerRefusal } from './answer.js';
 import type { Exchange, ExchangeOwner, NotCarriedCause, ProxyConnectionEnd, ProxyConnectionSummary, ProxyContext, ProxyFault } from './context.js';
 import { countAnswer } from './context.js';
-import { LineReader } from './lines.js';
+import { LineReader } from '../exchange/lines.js';
 import type { Envelope } from './message.js';
-import { type ExchangeRequest, isRefusal, type LineRefusal, readRequestBytes } from './request-line.js';
+import { type ExchangeRequest, isRefusal, type LineRefusal, readRequestBytes } from '../exchange/request-line.js';
 import type { SessionLoss } from './session.js';
 
 /** What a finish alone is sent with: the fault's detail. */

@@ -3,7 +3,7 @@
 import type { FrameCodec } from '../frame/frame.js';
 import type { AnswerLevel } from './answer.js';
 import type { Envelope } from './message.js';
-import type { LineRefusal } from './request-line.js';
+import type { LineRefusal } from '../exchange/request-line.js';
 import type { ServerFault, SessionCounts, SessionLoss, SessionRequest } from './session.js';
 
 /** Why an exchange was not carried (WIRE.md section 8). */

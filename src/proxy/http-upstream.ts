@@ -30,7 +30,7 @@
 // Redirects are not followed: a 3xx is an error status, and the session's
 // headers never go to another origin.
 
-import { LineReader } from './lines.js';
+import { LineReader } from '../exchange/lines.js';
 import type { HttpServer, RequestFailure, ServerEnd, Upstream, UpstreamHandlers, UpstreamLimits } from './server-spec.js';
 
 /** The most POSTs open at once, and for one asker. */

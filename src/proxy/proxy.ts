@@ -25,7 +25,7 @@ import {
   DEFAULT_MAX_CLIENT_QUEUE_BYTES,
   DEFAULT_MAX_LINE_BYTES,
 } from '../connection/defaults.js';
-import { checkCallbacks, checkTimeout, ConnectionCore, type DrainResult } from '../connection/server.js';
+import { checkCallbacks, checkCount, checkTimeout, ConnectionCore, type DrainResult } from '../connection/server.js';
 import type { FrameCodec } from '../frame/frame.js';
 import { DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_OPEN_CHANNELS } from '../records/limits.js';
 import { ANSWER_LEVELS, type AnswerLevel } from './answer.js';
@@ -116,11 +116,6 @@ function checkLevel(level: unknown): AnswerLevel {
   return level as AnswerLevel;
 }
 
-function checkBytes(name: string, n: number, min: number): number {
-  if (!(Number.isSafeInteger(n) && n >= min)) throw new RangeError(`${name} must be a whole number of at least ${min}, not ${n}`);
-  return n;
-}
-
 /** Each method's codec on the proxy's backend; a request line names only methods with one (request-line.ts). */
 function methodCodecsOrThrow(backend: Backend | undefined): (method: string) => FrameCodec<unknown> {
   const codecOf = methodCodecs(backend);
@@ -146,7 +141,7 @@ export function createProxy(options: ProxyOptions): McpProxy {
   checkCallbacks(options, ['onFault', 'onExchange', 'onServerReady', 'onOpen', 'onClose']);
   const counts = newCounts();
   const fault = (f: ProxyFault, connection: number | null) => options.onFault?.(f, connection);
-  const maxMessageBytes = checkBytes('maxMessageBytes', options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, 1);
+  const maxMessageBytes = checkCount('maxMessageBytes', options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, 1);
   let markReady: () => void = () => {};
   let markUnavailable: (error: Error) => void = () => {};
   const ready = new Promise<void>((resolve, reject) => {
@@ -181,9 +176,9 @@ export function createProxy(options: ProxyOptions): McpProxy {
       level: checkLevel(options.validate ?? 'full'),
       exchangeTimeoutMs: checkTimeout('exchangeTimeoutMs', options.exchangeTimeoutMs ?? DEFAULT_EXCHANGE_TIMEOUT_MS),
       clientIdleTimeoutMs: checkTimeout('clientIdleTimeout', options.clientIdleTimeout ?? DEFAULT_CLIENT_IDLE_TIMEOUT_MS),
-      maxLineBytes: checkBytes('maxLineBytes', options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES, 1),
-      maxInFlight: checkBytes('maxInFlightPerConnection', options.maxInFlightPerConnection ?? DEFAULT_MAX_OPEN_CHANNELS, 1),
-      maxClientQueueBytes: checkBytes('maxClientQueueBytes', options.maxClientQueueBytes ?? DEFAULT_MAX_CLIENT_QUEUE_BYTES, 0),
+      maxLineBytes: checkCount('maxLineBytes', options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES, 1),
+      maxInFlight: checkCount('maxInFlightPerConnection', options.maxInFlightPerConnection ?? DEFAULT_MAX_OPEN_CHANNELS, 1),
+      maxClientQueueBytes: checkCount('maxClientQueueBytes', options.maxClientQueueBytes ?? DEFAULT_MAX_CLIENT_QUEUE_BYTES, 0),
     },
     counts,
     codecOf: methodCodecsOrThrow(options.backend),

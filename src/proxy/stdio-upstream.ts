@@ -15,7 +15,7 @@
 // holds a bounded queue, not every byte clients send.
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { LineReader } from './lines.js';
+import { LineReader } from '../exchange/lines.js';
 import { MemberScanner } from '../contract/members.js';
 import type { ServerEnd, StdioServer, Upstream, UpstreamHandlers, UpstreamLimits } from './server-spec.js';
 

@@ -38,8 +38,22 @@ import { asBytes, encodeFinish, HEADER_SIZE, KIND_FINISH, KIND_RESPONSE, readU32
 import type { RelayFault } from './fault.js';
 import { OutputQueue } from './output-queue.js';
 
+/**
+ * Codecs chosen per channel by what follows each channel's exchanges (the
+ * request lines a relay reads: request-lines.ts), told when each exchange
+ * ends: its finish has been forwarded.
+ */
+export interface ChannelCodecs {
+  codecOf(channel: number): FrameCodec<unknown> | undefined;
+  finished(channel: number): void;
+}
+
 /** The codec of each channel for 'full': one for all, or chosen per channel (none: the channel's frame is refused). */
-export type RelayEndpoint = CodecChoice<unknown> | ((channel: number) => FrameCodec<unknown> | undefined);
+export type RelayEndpoint = CodecChoice<unknown> | ((channel: number) => FrameCodec<unknown> | undefined) | ChannelCodecs;
+
+function isChannelCodecs(endpoint: unknown): endpoint is ChannelCodecs {
+  return typeof endpoint === 'object' && endpoint !== null && typeof (endpoint as ChannelCodecs).codecOf === 'function';
+}
 
 /** The refusal of a frame on a channel whose codec no one named (WIRE.md section 8): it cannot be judged by a schema. */
 const UNJUDGED: FrameErrorJSON = Object.freeze({
@@ -362,7 +376,7 @@ export function resolveRelayOptions(options: Omit<RelayOptions, 'onFault'>): { l
   const { endpoint } = options;
   if (level === 'full' && !endpoint) throw new TypeError("validate 'full' needs an endpoint codec to judge results by");
   // A name or a hand-made object passed here failed only at the first response, and stopped the relay there.
-  if (endpoint !== undefined && typeof endpoint !== 'function' && !isCodec(endpoint)) {
+  if (endpoint !== undefined && typeof endpoint !== 'function' && !isCodec(endpoint) && !isChannelCodecs(endpoint)) {
     throw new TypeError('endpoint must be a codec, or a function choosing one per channel');
   }
   if (options.backend != null) checkBackend(options.backend, 'the backend option');
@@ -576,6 +590,7 @@ export class RelayState implements RecordSink {
             continue;
           }
           const length = table[e + 3] >>> 0;
+          if (this.level === 'full' && isChannelCodecs(this.options.endpoint)) this.runFinished(this.options.endpoint, bytes, base + at, channel);
           stats.responsesIn += channel;
           stats.responsesOut += channel;
           stats.finishesIn += channel;
@@ -605,15 +620,22 @@ export class RelayState implements RecordSink {
 
   /** Whether the schema accepts every frame of the `count` exchanges folded from bytes[at]. */
   private runPasses(bytes: Uint8Array, at: number, count: number): boolean {
-    const endpoint = this.options.endpoint!;
     for (let n = 0; n < count; n++) {
       const start = at + HEADER_SIZE;
       const end = start + readU32(bytes, at + 5);
-      const codec = codecFor(endpoint as CodecChoice<unknown>, readU32(bytes, at + 1)) as FrameCodec<unknown> | undefined;
+      const codec = this.codecOf(readU32(bytes, at + 1));
       if (codec === undefined || judgeFrame(codec, bytes, start, end) !== null) return false;
       at = end + HEADER_SIZE;
     }
     return true;
+  }
+
+  /** The `count` exchanges folded from bytes[at] have been forwarded whole: each has ended. */
+  private runFinished(codecs: ChannelCodecs, bytes: Uint8Array, at: number, count: number): void {
+    for (let n = 0; n < count; n++) {
+      codecs.finished(readU32(bytes, at + 1));
+      at += 2 * HEADER_SIZE + readU32(bytes, at + 5);
+    }
   }
 
   /** The `count` exchanges folded from bytes[at] (stream offset `offset`), one record at a time. */
@@ -645,6 +667,8 @@ export class RelayState implements RecordSink {
     const open = this.open;
     const stats = this.stats;
     if (kind === KIND_FINISH) {
+      const endpoint = this.options.endpoint;
+      if (isChannelCodecs(endpoint)) endpoint.finished(channel);
       stats.finishesIn++;
       this.lastEnd = offset + HEADER_SIZE;
       open.close(channel);
@@ -706,6 +730,8 @@ export class RelayState implements RecordSink {
   }
 
   finish(channel: number, offset: number): void {
+    const endpoint = this.options.endpoint;
+    if (isChannelCodecs(endpoint)) endpoint.finished(channel);
     this.stats.finishesIn++;
     this.lastEnd = offset + HEADER_SIZE;
     this.open.close(channel);
@@ -735,7 +761,9 @@ export class RelayState implements RecordSink {
 
   /** The codec 'full' judges `channel` by: undefined when the choice gives none. */
   private codecOf(channel: number): FrameCodec<unknown> | undefined {
-    return codecFor(this.options.endpoint as CodecChoice<unknown>, channel) as FrameCodec<unknown> | undefined;
+    const endpoint = this.options.endpoint;
+    if (isChannelCodecs(endpoint)) return endpoint.codecOf(channel);
+    return codecFor(endpoint as CodecChoice<unknown>, channel) as FrameCodec<unknown> | undefined;
   }
 
   /**

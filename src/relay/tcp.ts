@@ -65,10 +65,12 @@ import {
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_DRAIN_TIMEOUT_MS,
   DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_MAX_LINE_BYTES,
 } from '../connection/defaults.js';
 import {
   type Accepted,
   checkCallbacks,
+  checkCount,
   checkTimeout,
   ClientIdle,
   ConnectionCore,
@@ -82,7 +84,7 @@ import { type Endpoint, parseEndpoint } from './endpoint.js';
 import type { RelayFault } from './fault.js';
 import { type FedRelay, type PipeEnd, pipeWith } from './pipe.js';
 import { type RelayEndpoint, type RelayOptions, type RelayStats, resolveRelayOptions } from './relay.js';
-import { RequestLineWatcher } from './request-lines.js';
+import { type RequestLineLimits, RequestLineWatcher } from './request-lines.js';
 import type { FrameCodec } from '../frame/frame.js';
 import { methodCodecs } from '../frame/endpoints.js';
 import { resolveLimits } from '../records/limits.js';
@@ -207,6 +209,7 @@ export {
   DEFAULT_DRAIN_TIMEOUT_MS,
   DEFAULT_IDLE_TIMEOUT_MS,
   DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_MAX_LINE_BYTES,
 } from '../connection/defaults.js';
 
 export interface TcpRelayOptions extends Omit<RelayOptions, 'onFault' | 'endpoint'> {
@@ -219,6 +222,12 @@ export interface TcpRelayOptions extends Omit<RelayOptions, 'onFault' | 'endpoin
    * upstream; a response on a channel no line named is refused.
    */
   endpoint?: RelayEndpoint | 'auto';
+  /**
+   * With endpoint 'auto': the longest request line read, the proxy's own
+   * (its maxLineBytes); a longer line ends the reading, as the proxy resets
+   * that client. Default 1 MiB.
+   */
+  maxLineBytes?: number;
   /** Milliseconds upstream may take to accept the connection. Default 10 s; 0 leaves it to the system. */
   connectTimeout?: number;
   /** Milliseconds upstream may stay silent while a channel is open or a record is partly received. Default 300 s; 0 never times out. */
@@ -319,6 +328,16 @@ function failingSocket(error: unknown): net.Socket {
   return failed;
 }
 
+/** Resets `socket`, or destroys it where it cannot be reset (a dial's TLS socket, one never connected). */
+function resetOrDestroy(socket: net.Socket): void {
+  if (socket.destroyed) return;
+  try {
+    socket.resetAndDestroy();
+  } catch {
+    socket.destroy();
+  }
+}
+
 /** The error the upstream socket is destroyed with when the relay gives up on it. */
 class UpstreamGaveUp extends Error {
   override readonly name = 'UpstreamGaveUp';
@@ -352,7 +371,7 @@ function addBuckets(into: number[], from: readonly number[]): void {
 interface Settings {
   readonly options: TcpRelayOptions;
   /** For endpoint 'auto': each method's codec on the relay's backend, and how many channels' methods a connection keeps. */
-  readonly auto: { codecOf: (method: string) => FrameCodec<unknown> | undefined; maxChannels: number } | null;
+  readonly auto: { codecOf: (method: string) => FrameCodec<unknown> | undefined; limits: RequestLineLimits } | null;
   /** Where each connection's upstream is, parsed once. */
   readonly upstream: Endpoint;
   readonly connectTimeout: number;
@@ -429,9 +448,9 @@ class RelayConnection implements Served {
     );
     const report = (fault: ConnectionFault) => this.report(fault);
     // Endpoint 'auto': each channel judged by the method its client's line named, read before the line goes upstream.
-    const watcher = settings.auto && new RequestLineWatcher(settings.auto.maxChannels, settings.auto.codecOf);
+    const watcher = settings.auto && new RequestLineWatcher(settings.auto.limits, settings.auto.codecOf);
     if (watcher) client.on('data', (chunk: Buffer) => watcher.push(chunk));
-    const endpoint = watcher ? (channel: number) => watcher.codecFor(channel) : (options.endpoint as RelayEndpoint | undefined);
+    const endpoint = watcher ?? (options.endpoint as RelayEndpoint | undefined);
     this.piped = pipeWith(this.upstream, client, { ...options, endpoint, onFault: report }, { onChunk: () => this.touch(), slabs });
     this.watchUpstream();
     client.on('error', () => {});
@@ -574,7 +593,10 @@ class RelayConnection implements Served {
     if (this.connectTimer) clearTimeout(this.connectTimer);
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.clientIdle.stop();
-    this.upstream.destroy();
+    // The client went away: upstream is reset, as the client reset us (a FIN would say it sent its last request,
+    // and a proxy would answer the rest for no one).
+    if (end.end === 'output-error') resetOrDestroy(this.upstream);
+    else this.upstream.destroy();
     const client = this.accepted.socket;
     let lingering: NodeJS.Timeout | undefined;
     if (end.end === 'ended' && !this.failed) {
@@ -669,6 +691,14 @@ function liveStats(core: ConnectionCore<RelayConnection, ConnectionSummary>, tot
   return stats;
 }
 
+/** What endpoint 'auto' reads request lines with: the proxy's own limits. */
+function autoLimits(options: TcpRelayOptions): RequestLineLimits {
+  return {
+    maxInFlight: resolveLimits(options).maxOpenChannels,
+    maxLineBytes: checkCount('maxLineBytes', options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES, 1),
+  };
+}
+
 /** A TCP server relaying each client to its own upstream connection. Call listen() on it. */
 export function createTcpRelay(options: TcpRelayOptions): TcpRelay {
   // Every option is checked here: a bad one found at a client's connection
@@ -681,7 +711,7 @@ export function createTcpRelay(options: TcpRelayOptions): TcpRelay {
   const settings: Settings = {
     options,
     upstream,
-    auto: auto ? { codecOf: methodCodecs(options.backend), maxChannels: resolveLimits(options).maxOpenChannels } : null,
+    auto: auto ? { codecOf: methodCodecs(options.backend), limits: autoLimits(options) } : null,
     connectTimeout: checkTimeout('connectTimeout', options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT_MS),
     idleTimeout: checkTimeout('idleTimeout', options.idleTimeout ?? DEFAULT_IDLE_TIMEOUT_MS),
     clientIdleTimeout: checkTimeout('clientIdleTimeout', options.clientIdleTimeout ?? DEFAULT_CLIENT_IDLE_TIMEOUT_MS),

@@ -30,6 +30,6 @@ export {
 export type { AnswerLevel } from '../proxy/answer.js';
 export type { ServerFault } from '../proxy/session.js';
 export type { HttpServer, RequestFailure, ServerEnd, ServerSpec, StdioServer } from '../proxy/server-spec.js';
-export { PROXY_METHODS, readRequestLine, type ExchangeRequest, type LineRefusal } from '../proxy/request-line.js';
+export { PROXY_METHODS, readRequestLine, type ExchangeRequest, type LineRefusal } from '../exchange/request-line.js';
 // Every type of the main entry, since its options and stats are made of them (its values stay the main entry's).
 export type * from '../index.js';

@@ -13,6 +13,7 @@ export {
   DEFAULT_DRAIN_TIMEOUT_MS,
   DEFAULT_IDLE_TIMEOUT_MS,
   DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_MAX_LINE_BYTES,
   type ClientIdleFault,
   type ConnectionEnd,
   type ConnectionFault,

@@ -59,7 +59,7 @@
 // console.log: Workers Logs and `wrangler tail` show them.
 
 import { connect, type Socket } from 'cloudflare:sockets';
-import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS } from '../connection/defaults.js';
+import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_LINE_BYTES } from '../connection/defaults.js';
 import { type Endpoint, parseEndpoint } from '../relay/endpoint.js';
 import type { RelayEndpoint } from '../relay/relay.js';
 import { RequestLineWatcher } from '../relay/request-lines.js';
@@ -195,8 +195,13 @@ export async function relayRequest(request: Request, options: WorkerRelayOptions
 
   // Endpoint 'auto': each channel judged by the method its client's line named, read before the line goes upstream.
   const watcher =
-    options.endpoint === 'auto' ? new RequestLineWatcher(options.maxOpenChannels ?? DEFAULT_MAX_OPEN_CHANNELS, methodCodecs(options.backend)) : null;
-  const endpoint = watcher ? (channel: number) => watcher.codecFor(channel) : (options.endpoint as RelayEndpoint | undefined);
+    options.endpoint === 'auto'
+      ? new RequestLineWatcher(
+          { maxInFlight: options.maxOpenChannels ?? DEFAULT_MAX_OPEN_CHANNELS, maxLineBytes: DEFAULT_MAX_LINE_BYTES },
+          methodCodecs(options.backend),
+        )
+      : null;
+  const endpoint = watcher ?? (options.endpoint as RelayEndpoint | undefined);
   const relay = createRelay({ ...options, endpoint, onFault: report });
   const started = Date.now();
   const websocket = request.headers.get('upgrade')?.toLowerCase() === 'websocket';

@@ -9,7 +9,7 @@ import { StreamDecoder } from '../../src/exchange/decoder.js';
 import type { Outcome, StreamEnd } from '../../src/exchange/outcome.js';
 import type { Backend } from '../../src/backend/backend.js';
 import { codecForMethod } from '../../src/frame/endpoints.js';
-import type { ExchangeRequest } from '../../src/proxy/request-line.js';
+import type { ExchangeRequest } from '../../src/exchange/request-line.js';
 
 /** What one exchange came to, as the client sees it. */
 export interface Exchange {

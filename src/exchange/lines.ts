@@ -1,4 +1,4 @@
-// Lines out of a byte stream: the proxy's one line splitter, for clients' request lines, a stdio server's messages and server-sent events.
+// Lines out of a byte stream: the one line splitter, for clients' request lines (at the proxy, and at a relay that reads them), a stdio server's messages and server-sent events.
 //
 // # A line's bytes are the receiver's
 //
