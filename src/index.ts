@@ -35,6 +35,7 @@ export {
   codecForMethod,
   METHODS,
   type McpMethod,
+  type MethodParams,
   type MethodResults,
   type CallToolResult,
   type CompleteResult,

@@ -9,7 +9,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { listResources } from '../src/frame/endpoints.js';
+import { listResources, listTools, readResource } from '../src/frame/endpoints.js';
 import { encodeFinish, encodeResponse } from '../src/records/record.js';
 import { type ConnectionFault, createTcpRelay } from '../src/relay/tcp.js';
 import { ProxyClient } from './support/proxy-client.js';
@@ -155,5 +155,52 @@ describe("createTcpRelay({ endpoint: 'auto' })", () => {
         frame: expect.objectContaining({ rule: 'schema', message: expect.stringMatching(/no request line named/) }),
       }),
     ]);
+  });
+
+  it('a line on a channel still in flight changes nothing; once its finish has passed, a line names the channel anew', async () => {
+    const tools = listTools.encode({ kind: 'result', result: { tools: [] } });
+    const read = readResource.encode({ kind: 'result', result: { contents: [] } });
+    // A fake proxy: answers each new exchange with the result of the method its line named, ignoring a line on a
+    // channel in flight as the proxy does.
+    const upstream = net.createServer((s) => {
+      s.on('error', () => {});
+      let held = '';
+      const inFlight = new Set<number>();
+      s.on('data', (d: Buffer) => {
+        held += d.toString();
+        for (let lf = held.indexOf('\n'); lf >= 0; lf = held.indexOf('\n')) {
+          const line = JSON.parse(held.slice(0, lf)) as { channel: number; method: string };
+          held = held.slice(lf + 1);
+          if (inFlight.has(line.channel)) continue;
+          inFlight.add(line.channel);
+          const frame = line.method === 'tools/list' ? tools : read;
+          setTimeout(() => {
+            inFlight.delete(line.channel);
+            s.write(Buffer.concat([encodeResponse(line.channel, frame), encodeFinish(line.channel)]));
+          }, 50);
+        }
+      });
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => upstream.close());
+    const faults: ConnectionFault[] = [];
+    const relay = createTcpRelay({
+      upstream: `127.0.0.1:${(upstream.address() as net.AddressInfo).port}`,
+      validate: 'full',
+      endpoint: 'auto',
+      onFault: (f) => faults.push(f),
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => relay.close());
+    const client = await ProxyClient.connect((relay.address() as net.AddressInfo).port);
+    cleanups.push(() => client.close());
+    const first = client.finishOf(1);
+    // The second line names channel 1 while its exchange is in flight: the proxy gives it nothing.
+    client.socket.write('{"channel":1,"method":"tools/list"}\n{"channel":1,"method":"resources/read","params":{"uri":"x"}}\n');
+    expect((await first).payload).not.toBeNull();
+    // Its finish has passed: channel 1 is free, and a line names its new method.
+    const again = await client.exchange(1, 'resources/read', { uri: 'x' });
+    expect(again.payload).not.toBeNull();
+    expect(faults).toEqual([]);
   });
 });

@@ -12,9 +12,11 @@ import {
   DEFAULT_DRAIN_TIMEOUT_MS,
   DEFAULT_EXCHANGE_TIMEOUT_MS,
   DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_INITIALIZE_TIMEOUT_MS,
   DEFAULT_MAX_CLIENT_QUEUE_BYTES,
   DEFAULT_MAX_CONNECTIONS,
   DEFAULT_MAX_LINE_BYTES,
+  DEFAULT_REQUEST_TIMEOUT_MS,
 } from '../connection/defaults.js';
 import { U32_MAX } from '../records/record.js';
 import { DEFAULT_VECTORS_DIR } from './vectors-dir.js';
@@ -35,7 +37,7 @@ const SYNOPSIS = `Usage:
   mcp-frames relay --listen HOST:PORT --upstream HOST:PORT [same flags]
   mcp-frames proxy --listen HOST:PORT [--validate full|json] [proxy flags]
                    (-- COMMAND [ARGS...] | --server-url URL)
-  mcp-frames request HOST:PORT METHOD [PARAMS_JSON] [--backend B]
+  mcp-frames request HOST:PORT METHOD [PARAMS_JSON] [--timeout S] [--backend B]
   mcp-frames conformance [--backend B] [DIR]
   mcp-frames help | --help | -h      all of the help (also: COMMAND --help)
   mcp-frames --version               the package version`;
@@ -116,7 +118,8 @@ function commandText(name: CommandName): string {
         {"connection":n,"reason":"client-idle-timeout","afterMs":n}`;
     case 'proxy':
       return `  mcp-frames proxy --listen HOST:PORT [--validate full|json] [--backend B]
-                   [--exchange-timeout S] [--client-idle-timeout S]
+                   [--exchange-timeout S] [--initialize-timeout S]
+                   [--client-idle-timeout S]
                    [--drain-timeout S] [--max-connections N]
                    [--max-client-queue N] [--max-line-bytes N]
                    [--max-message-bytes N] [--metrics HOST:PORT]
@@ -142,15 +145,16 @@ function commandText(name: CommandName): string {
       --client-idle-timeout, --metrics and the drain on SIGTERM are the
       relay's.`;
     case 'request':
-      return `  mcp-frames request HOST:PORT METHOD [PARAMS_JSON] [--backend B]
+      return `  mcp-frames request HOST:PORT METHOD [PARAMS_JSON] [--timeout S] [--backend B]
       Asks a proxy (or a relay in front of one) for one exchange: METHOD is
       one of the eight endpoints' methods (resources/read, tools/call, …),
-      PARAMS_JSON its params as a JSON object. Prints the outcome as one
-      JSON line on stdout:
+      PARAMS_JSON its params as a JSON object (strict JSON text). Prints the
+      outcome as one JSON line on stdout:
         {"outcome":"result","result":…}
         {"outcome":"error","error":{"code":…,"message":…,"data":…}}
         {"outcome":"not-carried"}  {"outcome":"frame-error","fault":…}
         {"outcome":"cut","end":…}  {"outcome":"unreachable","message":…}
+        {"outcome":"timeout","afterMs":…}
       Exit status 0 for a result, 1 for anything else, 2 for bad usage.`;
     case 'conformance':
       return `  mcp-frames conformance [--backend B] [DIR]
@@ -167,7 +171,7 @@ const COMMAND_FLAGS: Readonly<Record<CommandName, readonly string[]>> = {
   inspect: ['endpoint', 'backend', 'json', 'limits'],
   relay: ['endpoint', 'backend', 'limits', 'tcp', 'serve'],
   proxy: ['backend', 'proxy', 'serve'],
-  request: ['backend'],
+  request: ['request', 'backend'],
   conformance: ['backend'],
 };
 
@@ -177,7 +181,11 @@ async function flagText(group: string): Promise<string> {
     case 'endpoint': {
       const { ENDPOINTS } = await import('../frame/endpoints.js');
       return `  --endpoint NAME         the result every frame carries; one of:
-${wrap(Object.keys(ENDPOINTS).join(', '), 26)}`;
+${wrap(Object.keys(ENDPOINTS).join(', '), 26)}
+                          or its method (resources/read, …); a relay that
+                          listens also takes auto, its default when it
+                          validates in full: each channel by the method
+                          its request line named`;
     }
     case 'backend':
       return `  --backend B             who checks the bytes; one of:
@@ -209,12 +217,17 @@ ${wrap(BACKEND_CHOICES.join(', '), 26)}
                           included; json the tag and strict JSON
   --exchange-timeout S    proxy: seconds an exchange may wait for its answer;
                           default ${DEFAULT_EXCHANGE_TIMEOUT_MS / 1000}, 0 for never
+  --initialize-timeout S  proxy: seconds a server may take to answer initialize
+                          before it is stopped and started again
+                          (server-init-failed); default ${DEFAULT_INITIALIZE_TIMEOUT_MS / 1000}, 0 for never
   --max-client-queue N    proxy: answer bytes a client may leave unread before
                           it is reset; default ${DEFAULT_MAX_CLIENT_QUEUE_BYTES} (${size(DEFAULT_MAX_CLIENT_QUEUE_BYTES)}); 0 lets one
                           answer wait at a time
-  --max-line-bytes N      proxy: the longest request line; default ${DEFAULT_MAX_LINE_BYTES} (${size(DEFAULT_MAX_LINE_BYTES)})
   --max-message-bytes N   proxy: the longest message read from the server; a
                           longer answer is not carried; default ${DEFAULT_MAX_FRAME_BYTES + 64 * 1024}`;
+    case 'request':
+      return `  --timeout S             request: seconds to connect and be answered; default
+                          ${DEFAULT_REQUEST_TIMEOUT_MS / 1000} (past the proxy's own exchange timeout), 0 for never`;
     case 'serve':
       return `  --listen HOST:PORT      relay, proxy: where clients connect (port 0: any)
   --client-idle-timeout S relay --listen, proxy: seconds a connection may go
@@ -225,6 +238,9 @@ ${wrap(BACKEND_CHOICES.join(', '), 26)}
                           ${DEFAULT_MAX_CONNECTIONS}, 0 for no limit
   --drain-timeout S       relay --listen, proxy: seconds open connections get to
                           end after SIGTERM or SIGINT; default ${DEFAULT_DRAIN_TIMEOUT_MS / 1000}
+  --max-line-bytes N      proxy: the longest request line; relay --listen with
+                          endpoint auto: the longest it reads (the proxy's);
+                          default ${DEFAULT_MAX_LINE_BYTES} (${size(DEFAULT_MAX_LINE_BYTES)})
   --metrics HOST:PORT     relay --listen, proxy: serve GET /metrics there
                           (Prometheus)
   --log-level L           relay, proxy: error, warn (default) or info`;

@@ -40,9 +40,11 @@ import {
   type ListResourceTemplatesResult,
   type ListToolsResult,
   type McpMethod,
+  type MethodParams,
   type MethodResults,
   type ReadResourceResult,
 } from '../frame/endpoints.js';
+import { writeFrame } from '../contract/body-writer.js';
 import type { FrameCodec } from '../frame/frame.js';
 import { toMcpError } from '../frame/mcp-error.js';
 import type { StreamLimits } from '../records/limits.js';
@@ -104,7 +106,11 @@ export interface ClientOptions extends StreamLimits {
 }
 
 export interface RequestOptions {
-  /** Abandons the call: it rejects with the signal's reason; the channel stays taken until its finish comes. */
+  /**
+   * Abandons the call: it rejects with the signal's reason. The proxy still
+   * runs the exchange (request lines have no way to cancel one), its answer
+   * is dropped when it comes, and its channel stays taken until then.
+   */
   signal?: AbortSignal;
 }
 
@@ -117,17 +123,33 @@ interface Pending {
   reject(error: unknown): void;
   /** Abandoned by its signal: whatever comes is dropped. */
   abandoned: boolean;
+  /** Stops listening to the call's signal (a signal shared by many calls keeps no settled one). */
+  unlisten?: () => void;
 }
 
-const encoder = new TextEncoder();
+const NO_SCHEMA = () => null;
 /** The codec a stray response (on a channel no call asked for) is read with: its outcome is dropped. */
 const STRAY = codecForMethod('resources/list') as FrameCodec<unknown>;
 
-/** A request line (WIRE.md section 8): `{"channel":N,"method":…,"params":…}` and its line feed, as bytes. */
+/**
+ * A request line (WIRE.md section 8): `{"channel":N,"method":…,"params":…}`
+ * and its line feed, as bytes. It is written by the rules a proxy reads it
+ * by (rule 4.1): a value JSON cannot carry exactly (NaN, a BigInt, a lone
+ * surrogate, a cycle, nesting past the depth limit) throws an EncodeError
+ * naming it, where JSON.stringify would have written null, thrown a bare
+ * TypeError, or written bytes the proxy refuses.
+ */
 export function encodeRequestLine(channel: number, method: string, params?: Params): Uint8Array {
   if (!Number.isInteger(channel) || channel < 0 || channel > U32_MAX) throw new RangeError(`channel ${channel} is not an unsigned 32-bit integer`);
+  if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params)))
+    throw new TypeError('params must be an object');
   const line = params === undefined ? { channel, method } : { channel, method, params };
-  return encoder.encode(`${JSON.stringify(line)}\n`);
+  // Written as a frame's body; its tag byte's place takes the line feed at the end.
+  const frame = writeFrame(0, line, NO_SCHEMA);
+  const bytes = new Uint8Array(frame.length);
+  bytes.set(frame.subarray(1));
+  bytes[frame.length - 1] = 0x0a;
+  return bytes;
 }
 
 export class McpFramesClient {
@@ -214,6 +236,7 @@ export class McpFramesClient {
     const pending = this.pending.get(channel);
     this.pending.delete(channel);
     this.codecs.delete(channel);
+    pending?.unlisten?.();
     return pending?.abandoned ? undefined : pending;
   }
 
@@ -232,8 +255,7 @@ export class McpFramesClient {
   }
 
   /** Asks for one exchange; resolves with the method's result (typed by the method), or rejects with what came instead. */
-  request<M extends McpMethod>(method: M, params?: Params, options?: RequestOptions): Promise<MethodResults[M]>;
-  request(method: string, params?: Params, options?: RequestOptions): Promise<unknown>;
+  request<M extends McpMethod>(method: M, params?: MethodParams[M], options?: RequestOptions): Promise<MethodResults[M]>;
   request(method: string, params?: Params, options: RequestOptions = {}): Promise<unknown> {
     const codec = codecForMethod(method);
     if (!codec) return Promise.reject(new RangeError(`no codec for the method '${method}': it is none of the eight a proxy serves`));
@@ -241,54 +263,60 @@ export class McpFramesClient {
     const signal = options.signal;
     if (signal?.aborted) return Promise.reject(signal.reason);
     const channel = this.channel();
-    const line = encodeRequestLine(channel, method, params);
+    let line: Uint8Array;
+    try {
+      line = encodeRequestLine(channel, method, params);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     return new Promise((resolve, reject) => {
       const pending: Pending = { method, resolve, reject, abandoned: false };
       this.pending.set(channel, pending);
       this.codecs.set(channel, codec);
-      signal?.addEventListener(
-        'abort',
-        () => {
+      if (signal) {
+        const abandon = () => {
           if (this.pending.get(channel) !== pending || pending.abandoned) return;
           pending.abandoned = true;
+          pending.unlisten = undefined;
           reject(signal.reason);
-        },
-        { once: true },
-      );
+        };
+        signal.addEventListener('abort', abandon, { once: true });
+        pending.unlisten = () => signal.removeEventListener('abort', abandon);
+      }
       // A write that fails shows as the stream failing, which settles every call in flight.
       this.writer.write(line).catch(() => {});
     });
   }
 
-  listResources(params?: Params, options?: RequestOptions): Promise<ListResourcesResult> {
+  listResources(params?: MethodParams['resources/list'], options?: RequestOptions): Promise<ListResourcesResult> {
     return this.request('resources/list', params, options);
   }
 
-  readResource(params: Params, options?: RequestOptions): Promise<ReadResourceResult> {
+  readResource(params: MethodParams['resources/read'], options?: RequestOptions): Promise<ReadResourceResult> {
     return this.request('resources/read', params, options);
   }
 
-  listResourceTemplates(params?: Params, options?: RequestOptions): Promise<ListResourceTemplatesResult> {
+  listResourceTemplates(params?: MethodParams['resources/templates/list'], options?: RequestOptions): Promise<ListResourceTemplatesResult> {
     return this.request('resources/templates/list', params, options);
   }
 
-  listTools(params?: Params, options?: RequestOptions): Promise<ListToolsResult> {
+  listTools(params?: MethodParams['tools/list'], options?: RequestOptions): Promise<ListToolsResult> {
     return this.request('tools/list', params, options);
   }
 
-  callTool(params: Params, options?: RequestOptions): Promise<CallToolResult> {
+  callTool(params: MethodParams['tools/call'], options?: RequestOptions): Promise<CallToolResult> {
     return this.request('tools/call', params, options);
   }
 
-  listPrompts(params?: Params, options?: RequestOptions): Promise<ListPromptsResult> {
+  listPrompts(params?: MethodParams['prompts/list'], options?: RequestOptions): Promise<ListPromptsResult> {
     return this.request('prompts/list', params, options);
   }
 
-  getPrompt(params: Params, options?: RequestOptions): Promise<GetPromptResult> {
+  getPrompt(params: MethodParams['prompts/get'], options?: RequestOptions): Promise<GetPromptResult> {
     return this.request('prompts/get', params, options);
   }
 
-  complete(params: Params, options?: RequestOptions): Promise<CompleteResult> {
+  complete(params: MethodParams['completion/complete'], options?: RequestOptions): Promise<CompleteResult> {
     return this.request('completion/complete', params, options);
   }
 

@@ -17,6 +17,8 @@ export const DEFAULT_MAX_CONNECTIONS = 10_000;
 
 /** How long an exchange may wait for the server's answer before it is finished alone (`timeout`). */
 export const DEFAULT_EXCHANGE_TIMEOUT_MS = 60_000;
+/** How long `mcp-frames request` may take to connect and be answered: past the exchange timeout, so that the proxy's own answer comes first. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 2 * DEFAULT_EXCHANGE_TIMEOUT_MS;
 /** How long a server may take to answer initialize before it is stopped and started again. */
 export const DEFAULT_INITIALIZE_TIMEOUT_MS = 30_000;
 /** The longest request line a client may send (WIRE.md section 8). */

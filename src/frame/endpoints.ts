@@ -7,6 +7,16 @@
 // when the SDK grows a result type with no codec here and no place on
 // UNSUPPORTED_RESULTS.
 
+import type {
+  CallToolRequest,
+  CompleteRequest,
+  GetPromptRequest,
+  ListPromptsRequest,
+  ListResourcesRequest,
+  ListResourceTemplatesRequest,
+  ListToolsRequest,
+  ReadResourceRequest,
+} from '@modelcontextprotocol/sdk/types.js';
 import {
   CallToolResultSchema,
   CompleteResultSchema,
@@ -144,6 +154,18 @@ export interface MethodResults {
 
 /** An MCP method with a codec: 'resources/read', 'tools/call', … */
 export type McpMethod = keyof MethodResults;
+
+/** The params of each method's request, as the SDK types them. */
+export interface MethodParams {
+  'resources/list': ListResourcesRequest['params'];
+  'resources/read': ReadResourceRequest['params'];
+  'resources/templates/list': ListResourceTemplatesRequest['params'];
+  'tools/list': ListToolsRequest['params'];
+  'tools/call': CallToolRequest['params'];
+  'prompts/list': ListPromptsRequest['params'];
+  'prompts/get': GetPromptRequest['params'];
+  'completion/complete': CompleteRequest['params'];
+}
 
 const BY_METHOD = new Map<string, FrameCodec<unknown>>(Object.values(ENDPOINTS).map((c) => [c.method, c]));
 

@@ -1,9 +1,9 @@
 // `mcp-frames/client` on Node: connect('HOST:PORT') opens the socket; frames checked by the core as the Node entry loads it.
 
 import net from 'node:net';
-import { type ByteStream, type ClientOptions, McpFramesClient } from '../client/client.js';
+import { type ByteStream, McpFramesClient } from '../client/client.js';
 import { parseEndpoint } from '../relay/endpoint.js';
-import type { ClientTarget } from './client-api.js';
+import type { ClientTarget, ConnectOptions } from './client-api.js';
 import './node.js';
 
 export * from './client-api.js';
@@ -11,22 +11,41 @@ export * from './client-api.js';
 /**
  * A client of the proxy (or a relay) at `target`: "HOST:PORT" or
  * { host, port }, connected before it resolves (rejects with the connect
- * error), or a byte stream both ways.
+ * error, or the reason of `options.signal` when it aborts first), or a
+ * byte stream both ways.
  */
-export async function connect(target: ClientTarget, options?: ClientOptions): Promise<McpFramesClient> {
+export async function connect(target: ClientTarget, options: ConnectOptions = {}): Promise<McpFramesClient> {
   if (typeof target === 'object' && target !== null && 'readable' in target && 'writable' in target) {
-    return new McpFramesClient(target as ByteStream, options);
+    options.signal?.throwIfAborted();
+    const { signal: _, ...clientOptions } = options;
+    return new McpFramesClient(target as ByteStream, clientOptions);
   }
   const at = typeof target === 'string' ? parseEndpoint(target) : target;
   if (typeof at?.host !== 'string' || !Number.isInteger(at.port))
     throw new TypeError(`connect() takes "HOST:PORT", { host, port } or { readable, writable }`);
+  const { signal, ...clientOptions } = options;
+  signal?.throwIfAborted();
   const socket = net.connect({ host: at.host, port: at.port, allowHalfOpen: true });
   socket.setNoDelay(true);
-  await new Promise<void>((resolve, reject) => {
-    socket.once('connect', resolve);
-    socket.once('error', reject);
-  });
-  return new McpFramesClient(socketStreams(socket), options);
+  const abandon = () => socket.destroy();
+  signal?.addEventListener('abort', abandon, { once: true });
+  let settle = { resolve: () => {}, reject: (_: unknown) => {} };
+  const failed = (error: Error) => settle.reject(error);
+  // Destroyed by the signal: 'close' comes with no error.
+  const closed = () => settle.reject(signal?.reason ?? new Error('the socket closed before it connected'));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      settle = { resolve, reject };
+      socket.once('connect', resolve);
+      socket.once('error', failed);
+      socket.once('close', closed);
+    });
+  } finally {
+    signal?.removeEventListener('abort', abandon);
+    socket.off('error', failed);
+    socket.off('close', closed);
+  }
+  return new McpFramesClient(socketStreams(socket), clientOptions);
 }
 
 /**
@@ -58,8 +77,9 @@ function socketStreams(socket: net.Socket): ByteStream {
       pull() {
         socket.resume();
       },
+      // The client gave up on what it was reading (abort()): a reset, so that the proxy cancels what is in flight.
       cancel() {
-        socket.destroy();
+        if (!socket.destroyed) socket.resetAndDestroy();
       },
     },
     { highWaterMark: 1 },
@@ -79,8 +99,9 @@ function socketStreams(socket: net.Socket): ByteStream {
     close() {
       return new Promise<void>((resolve) => socket.end(resolve));
     },
-    abort(reason) {
-      socket.destroy(reason instanceof Error ? reason : undefined);
+    // A reset, never a FIN: a FIN says the client has sent its last request, and the proxy would answer the rest.
+    abort() {
+      if (!socket.destroyed) socket.resetAndDestroy();
     },
   });
   return { readable, writable };
