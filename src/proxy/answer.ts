@@ -11,6 +11,12 @@
 // 4.3 (a 32-bit code), on the bytes, as the relay's 'full' does. A refusal
 // names its rule and its offset into the frame.
 //
+// # Records in a reused buffer
+//
+// A large answer's records are written into a buffer of answer-buffers.ts,
+// which the connection gives back once the socket is done with it: the
+// message itself is only lent (a stdio line's buffer takes the next line).
+//
 // # A result and an error both
 //
 // JSON-RPC 2.0 (section 5) has a response hold `result` or `error`, never
@@ -21,6 +27,7 @@ import { judgeFrame } from '../frame/build.js';
 import type { FrameCodec } from '../frame/frame.js';
 import { encodeFinish, encodeResponseHeader, HEADER_SIZE } from '../records/record.js';
 import { TAG_ERROR, TAG_RESULT } from '../wire/tags.js';
+import { giveAnswerBuffer, takeAnswerBuffer } from './answer-buffers.js';
 import type { Envelope } from './message.js';
 
 /** How much of section 4 the proxy holds answers to. */
@@ -36,7 +43,7 @@ export interface AnswerRefusal {
   offset?: number;
 }
 
-/** An answer that passed: the records to send, and the frame within them. */
+/** An answer that passed: the records to send, and the frame within them; give `records` back (giveAnswerBuffer) once written. */
 export interface AnswerRecords {
   records: Uint8Array;
   payload: Uint8Array;
@@ -62,13 +69,16 @@ export function answerRecords(
   const body = (result ?? error)!;
   const isError = error !== undefined;
   const length = body.end - body.start;
-  const records = new Uint8Array(HEADER_SIZE + 1 + length + HEADER_SIZE);
+  const records = takeAnswerBuffer(HEADER_SIZE + 1 + length + HEADER_SIZE);
   records.set(encodeResponseHeader(channel, 1 + length), 0);
   records[HEADER_SIZE] = isError ? TAG_ERROR : TAG_RESULT;
   records.set(message.subarray(body.start, body.end), HEADER_SIZE + 1);
   const payload = records.subarray(HEADER_SIZE, HEADER_SIZE + 1 + length);
   const verdict = codec.validate(payload) ?? (level === 'full' ? judgeFrame(codec, payload) : null);
-  if (verdict) return { rule: verdict.rule ?? verdict.reason, message: verdict.message, offset: verdict.offset };
+  if (verdict) {
+    giveAnswerBuffer(records);
+    return { rule: verdict.rule ?? verdict.reason, message: verdict.message, offset: verdict.offset };
+  }
   records.set(encodeFinish(channel), HEADER_SIZE + 1 + length);
   return { records, payload, isError };
 }

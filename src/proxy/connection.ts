@@ -43,6 +43,7 @@ import { ALREADY_OPEN, OpenChannels } from '../exchange/open-channels.js';
 import { encodeFinish } from '../records/record.js';
 import { Status } from '../wire/status.js';
 import { answerRecords, isAnswerRefusal } from './answer.js';
+import { giveAnswerBuffer, LARGE } from './answer-buffers.js';
 import type { Exchange, ExchangeOwner, NotCarriedCause, ProxyConnectionEnd, ProxyConnectionSummary, ProxyContext, ProxyFault } from './context.js';
 import { countAnswer } from './context.js';
 import { LineReader } from '../exchange/lines.js';
@@ -232,8 +233,10 @@ export class ProxyConnection implements Served, ExchangeOwner {
     const ms = this.end(exchange);
     countAnswer(this.proxy.counts, answer.isError, ms);
     this.counts.answered++;
-    this.send(answer.records);
-    this.proxy.exchanged(this.accepted.id, exchange, answer.payload, message, ms);
+    const { exchanged } = this.proxy;
+    // A large answer's buffer goes back once written, unless it was handed on (the payload is the watcher's to keep).
+    this.send(answer.records, !exchanged && answer.records.byteLength >= LARGE);
+    exchanged?.(this.accepted.id, exchange, answer.payload, message, ms);
     this.endIfDone();
   }
 
@@ -253,21 +256,24 @@ export class ProxyConnection implements Served, ExchangeOwner {
 
   /**
    * Queues `bytes` for the client. Past maxClientQueueBytes unread, the
-   * client is not reading: it is reset, and its exchanges cancelled.
+   * client is not reading: it is reset, and its exchanges cancelled. With
+   * `giveBack`, the buffer goes back (answer-buffers.ts) once the socket is
+   * done with it, written or dropped.
    */
-  private send(bytes: Uint8Array): void {
+  private send(bytes: Uint8Array, giveBack = false): void {
     const socket = this.socket;
-    if (this.ending || socket.destroyed) return;
     const queued = socket.writableLength;
     const limit = this.proxy.settings.maxClientQueueBytes;
-    if (queued > 0 && queued + bytes.length > limit) {
-      this.overrun(queued + bytes.length, limit);
+    const overrun = queued > 0 && queued + bytes.length > limit;
+    if (this.ending || socket.destroyed || overrun) {
+      if (giveBack) giveAnswerBuffer(bytes);
+      if (overrun && !this.ending && !socket.destroyed) this.overrun(queued + bytes.length, limit);
       return;
     }
     this.counts.bytesOut += bytes.length;
     this.idle.refresh();
     // A client that does not read stops being read: its next lines wait until its answers drain.
-    if (!socket.write(bytes)) {
+    if (!socket.write(bytes, giveBack ? () => giveAnswerBuffer(bytes) : undefined)) {
       this.blocked = true;
       socket.pause();
     }

@@ -177,6 +177,6 @@ export interface ProxyContext {
   cancel(exchange: Exchange, reason: string): void;
   /** Reports a fault; `connection` is null for the server's own. */
   fault(fault: ProxyFault, connection: number | null): void;
-  /** Told of each exchange answered with a frame. */
-  exchanged(connection: number, exchange: Exchange, payload: Uint8Array, message: Uint8Array, ms: number): void;
+  /** Told of each exchange answered with a frame, when anyone watches: the payload and the message are then the watcher's to keep. */
+  readonly exchanged?: (connection: number, exchange: Exchange, payload: Uint8Array, message: Uint8Array, ms: number) => void;
 }

@@ -185,8 +185,11 @@ export function createProxy(options: ProxyOptions): McpProxy {
     submit: (exchange) => session.submit(exchange),
     cancel: (exchange, reason) => session.cancel(exchange, reason),
     fault,
-    exchanged: (connection, exchange, payload, message, ms) =>
-      options.onExchange?.({ connection, channel: exchange.channel, method: exchange.method, payload, message, ms }),
+    // The server's message is only lent (server-spec.ts): the watcher gets a copy of its own (a Buffer's slice would be a view).
+    exchanged: options.onExchange
+      ? (connection, exchange, payload, message, ms) =>
+          options.onExchange?.({ connection, channel: exchange.channel, method: exchange.method, payload, message: new Uint8Array(message), ms })
+      : undefined,
   };
   // allowHalfOpen: a client that has sent its last request (FIN) still gets every answer.
   const core: ConnectionCore<ProxyConnection, ProxyConnectionSummary> = new ConnectionCore(

@@ -63,6 +63,7 @@ export interface Upstream {
 }
 
 export interface UpstreamHandlers {
+  /** A message from the server: its bytes are lent, valid until this returns (a stdio line's buffer takes the next line). */
   message(bytes: Uint8Array): void;
   /** One request failed and the server goes on. `id` is as the message had it (a number for the proxy's own). */
   failed(id: unknown, failure: RequestFailure): void;

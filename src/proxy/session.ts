@@ -87,7 +87,7 @@ export interface SessionCounts {
 }
 
 export interface SessionHandlers<R extends SessionRequest> {
-  /** The server answered `request`: its message, and where the members lie in it. */
+  /** The server answered `request`: its message (lent, valid until this returns), and where the members lie in it. */
   answered(request: R, message: Uint8Array, envelope: Envelope): void;
   /** The session lost `request`; it is no longer the session's. */
   lost(request: R, cause: SessionLoss, detail: { message: string; limit?: number; status?: number }): void;
@@ -329,7 +329,8 @@ export class ServerSession<R extends SessionRequest> {
     this.stableTimer = setTimeout(() => {
       this.failures = 0;
     }, this.stableAfterMs);
-    this.handlers.ready(bytes.subarray(envelope.result!.start, envelope.result!.end));
+    // A copy (a Buffer's slice would be a view): the message's bytes are only lent (server-spec.ts), and the result is the handler's to keep.
+    this.handlers.ready(new Uint8Array(bytes.subarray(envelope.result!.start, envelope.result!.end)));
     const waiting = [...this.waiting];
     this.waiting.clear();
     this.waitingBytes = 0;

@@ -11,6 +11,7 @@
 //     received     every request received so far, as [method, bytes of its line]
 //     size/N       a result whose text is N bytes, written as the SDK writes it: result first, id last
 //     size-id-first/N   the same with the id first
+//     fill/N/C     a result whose text is N copies of the letter or digit C, result first, id last
 //     no-id/N      a line of N bytes with no id in it
 //     contents-not-array   {"contents":"not an array"} (breaks the schema, rule 4.2)
 //     both/result-first, both/error-first   a response holding result and error both
@@ -71,6 +72,11 @@ lines.on('line', (line) => {
   }
   const uri = m.params?.uri ?? m.params?.cursor;
   const id = JSON.stringify(m.id);
+  const filled = /^scripted:\/\/fill\/(\d+)\/([A-Za-z0-9])$/.exec(uri ?? '');
+  if (filled) {
+    write(`{"result":{"contents":[{"uri":"scripted://fill","text":"${filled[2].repeat(Number(filled[1]))}"}]},"jsonrpc":"2.0","id":${id}}`);
+    return;
+  }
   const sized = /^scripted:\/\/(size|size-id-first|no-id)\/(\d+)$/.exec(uri ?? '');
   if (sized) {
     const pad = 'x'.repeat(Number(sized[2]));
