@@ -20,6 +20,7 @@ import { alphabetRun, base64Valid } from './base64';
 import { stringEnd as stringEndAt } from './string-end';
 import { screenText } from './screen';
 import { takeProven } from './bulk';
+import { planArea, PLAN_BYTES, provenBody, provenRun } from './judge';
 
 /** The first byte JS may use as scratch. */
 export function scratch(): usize {
@@ -134,4 +135,28 @@ export function stringEnd(ptr: usize, length: usize): i32 {
  */
 export function base64Run(ptr: usize, length: usize): i32 {
   return <i32>(alphabetRun(ptr, ptr + length) - ptr);
+}
+
+/** The plan area's address: JS writes schema tables there (src/contract/judge-table.ts). */
+export function planBlock(): usize {
+  return planArea;
+}
+
+/** The plan area's size in bytes. */
+export function planCapacity(): i32 {
+  return PLAN_BYTES;
+}
+
+/**
+ * How many of the `count` exchanges folded from ptr the table at `plan`
+ * proves the schema accepts, from the first (see ./judge): what it does not
+ * prove, JS judges.
+ */
+export function judgeRun(ptr: usize, count: i32, plan: usize): i32 {
+  return provenRun(ptr, count, plan);
+}
+
+/** 1 when the table at `plan` proves the schema accepts the body [ptr, ptr + length), which rule 4.1 accepts; 0 when it proves nothing. */
+export function judgeBody(ptr: usize, length: usize, plan: usize): i32 {
+  return provenBody(ptr, ptr + length, plan) ? 1 : 0;
 }

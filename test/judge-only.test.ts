@@ -111,6 +111,71 @@ describe.each(BACKEND_ROWS)(`%s: judgeFrame gives buildFrame's answer on generat
   });
 });
 
+/** `count` exchanges of `payload` on channels 1, 2, …, as a scan folds them: a response, then its finish. */
+function exchanges(payload: Uint8Array, count: number): Uint8Array {
+  const out = new Uint8Array(count * (18 + payload.length));
+  const view = new DataView(out.buffer);
+  for (let k = 0, at = 0; k < count; k++) {
+    out[at] = 1;
+    view.setUint32(at + 1, k + 1, true);
+    view.setUint32(at + 5, payload.length, true);
+    out.set(payload, at + 9);
+    at += 9 + payload.length;
+    out[at] = 2;
+    view.setUint32(at + 1, k + 1, true);
+    at += 9;
+  }
+  return out;
+}
+
+describe.each(BACKEND_ROWS)(`%s: the core proves only what buildFrame accepts (seed ${SEED}, ${RUNS} runs per schema)`, (_b, backend) => {
+  test.each(TARGETS.map((t) => [t.name, t] as const))('%s', (_name, t) => {
+    const { provenFrame, provenRun, verifyHeld } = backend;
+    if (provenFrame === undefined || provenRun === undefined || verifyHeld === undefined) {
+      // The JS backend has no core: the codec judges every frame.
+      expect(backend.name).toBe('js');
+      return;
+    }
+    const codec = t.codec.withBackend(backend);
+    let accepted = 0;
+    let proven = 0;
+    fc.assert(
+      fc.property(valuesFor(t.schema), fc.array(fc.nat(), { minLength: 8, maxLength: 8 }), fc.boolean(), (raw, picks, plain) => {
+        let k = 0;
+        const text = plain ? JSON.stringify(raw) : serialize(raw, () => picks[k++ % picks.length] + k);
+        if (text === undefined) return;
+        const payload = encoder.encode(`\u0000${text}`);
+        payload[0] = t.tag;
+        if (backend.verifyFrame(payload) !== null) return;
+        const want = built(codec, payload);
+        if (want === null) accepted++;
+        const sure = verifyHeld(payload, (view) => provenFrame(t.codec.schema, view, 0, view.length));
+        if (sure) {
+          proven++;
+          expect(want).toBeNull();
+        }
+        const run = exchanges(payload, 3);
+        expect(verifyHeld(run, (view) => provenRun(t.codec.schema, view, 0, 3))).toBe(sure ? 3 : 0);
+      }),
+      { seed: SEED, numRuns: RUNS },
+    );
+    // An error object is never proven (its code's range needs the value); a result mostly is.
+    if (t.tag === TAG_ERROR) expect(proven).toBe(0);
+    else expect(proven).toBeGreaterThan(accepted / 4);
+  });
+
+  test('a frame whose bytes lie outside the core proves nothing', () => {
+    const codec = ENDPOINTS['list-resources'];
+    const payload = codec.encode({ kind: 'result', result: { resources: [] } });
+    expect(backend.provenFrame?.(codec.schema, payload, 0, payload.length) ?? false).toBe(false);
+    expect(heldBy(backend, payload, (view) => backend.provenFrame?.(codec.schema, view, 0, view.length) ?? false)).toBe(backend.name !== 'js');
+  });
+});
+
+function heldBy<T>(backend: Backend, payload: Uint8Array, then: (view: Uint8Array) => T): T | false {
+  return backend.verifyHeld ? backend.verifyHeld(payload, (view) => then(view)) : false;
+}
+
 describe.each(BACKEND_ROWS)('%s: judgeFrame on a valid frame where it lies', (_b, backend) => {
   test('allocates nothing: 2,000 short listings judged take under 16 KiB of new space, where a view a frame took 190 KiB', () => {
     const codec = ENDPOINTS['list-resources'].withBackend(backend);

@@ -59,4 +59,15 @@ export interface Backend extends PublicBackend {
    * copy. `view` is valid only until `then` returns.
    */
   verifyHeld?<T>(payload: Uint8Array, then: (view: Uint8Array, fault: Fault | null) => T): T;
+  /**
+   * Optional: how many of the `count` exchanges from bytes[at] (each a
+   * response whose frame rule 4.1 accepts, then its finish, as a scan
+   * folds them) hold a result that `schema`'s compiled judge accepts,
+   * counted from the first up to the first it cannot prove. A proof only:
+   * what it does not count, the codec judges (judgeFrame). 0 when the
+   * bytes do not lie in this backend's memory or the schema has no table.
+   */
+  provenRun?(schema: object, bytes: Uint8Array, at: number, count: number): number;
+  /** Optional: the same proof for the frame bytes[start, end), which rule 4.1 accepts: true only when the codec's judge accepts it. */
+  provenFrame?(schema: object, bytes: Uint8Array, start: number, end: number): boolean;
 }

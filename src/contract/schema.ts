@@ -10,6 +10,9 @@ import type { BodyRule } from './rules.js';
 import { DRIFT, NODES, ROOTS } from './generated/judges.js';
 import { type Fault, finalize, newJudgement } from './judge-kit.js';
 import type { JudgeNode } from './judge-node.js';
+import { setTableMaker } from './core-plans.js';
+import { planOf } from './judge-plan.js';
+import { lowerPlan } from './judge-table.js';
 
 /** Anything with zod's safeParse: every SDK result schema is one. */
 export interface Judge {
@@ -37,6 +40,12 @@ const COMPILED: ReadonlyMap<object, JudgeNode> = new Map(DRIFT ? [] : ROOTS.map(
 export function compiledJudge(schema: Judge): JudgeNode | undefined {
   return COMPILED.get(schema);
 }
+
+// The core proves a result's acceptance by the table of its compiled judge's plan.
+setTableMaker((schema) => {
+  const node = COMPILED.get(schema);
+  return node && lowerPlan(planOf(node));
+});
 
 /** Whether judging under `node` can meet a blob (a base64 node): the codecs lend a backend's base64 check only then. */
 export function reachesBase64(node: JudgeNode): boolean {

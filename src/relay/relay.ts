@@ -620,11 +620,22 @@ export class RelayState implements RecordSink {
 
   /** Whether the schema accepts every frame of the `count` exchanges folded from bytes[at]. */
   private runPasses(bytes: Uint8Array, at: number, count: number): boolean {
+    // One codec for every channel: the core proves the run in one call, and only what it leaves is judged here.
+    const endpoint = this.options.endpoint;
+    const backend = this.backend;
+    const one = backend.provenRun !== undefined && isCodec(endpoint);
+    const proven = one ? backend.provenRun!(endpoint.schema, bytes, at, count) : 0;
+    if (proven === count) return true;
     for (let n = 0; n < count; n++) {
       const start = at + HEADER_SIZE;
       const end = start + readU32(bytes, at + 5);
-      const codec = this.codecOf(readU32(bytes, at + 1));
-      if (codec === undefined || judgeFrame(codec, bytes, start, end) !== null) return false;
+      if (n >= proven) {
+        const codec = one ? endpoint : this.codecOf(readU32(bytes, at + 1));
+        if (codec === undefined) return false;
+        // The core's proof where it may have one (the first frame it left, it could not prove), else the codec's judge.
+        const sure = (n > proven || !one) && backend.provenFrame?.(codec.schema, bytes, start, end) === true;
+        if (!sure && judgeFrame(codec, bytes, start, end) !== null) return false;
+      }
       at = end + HEADER_SIZE;
     }
     return true;
@@ -748,7 +759,10 @@ export class RelayState implements RecordSink {
     if (status === Status.Ok) {
       if (level === 'json') return null;
       const codec = this.codecOf(channel);
-      return codec ? (judgeFrame(codec, bytes, start, start + length)?.toJSON() ?? null) : UNJUDGED;
+      if (codec === undefined) return UNJUDGED;
+      // The core's proof of acceptance first, where the bytes lie in it; the codec judges what it does not prove.
+      if (this.backend.provenFrame?.(codec.schema, bytes, start, start + length)) return null;
+      return judgeFrame(codec, bytes, start, start + length)?.toJSON() ?? null;
     }
     const payload = bytes.subarray(start, start + length);
     const verdict = status === NOT_VERIFIED ? this.backend.verifyFrame(payload) : frameFault(status, faultOffset);

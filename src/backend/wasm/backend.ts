@@ -22,7 +22,9 @@ import { HEADER_SIZE } from '../../records/record.js';
 import { type Backend, type BackendName, SCREENED } from '../backend.js';
 import { type Fault, frameFault } from '../../wire/fault.js';
 import { Status } from '../../wire/status.js';
+import { TAG_RESULT } from '../../wire/tags.js';
 import type { StringKit } from '../../contract/string-kit.js';
+import { tableOf } from '../../contract/core-plans.js';
 import { CoreInstance, coreHolding, writeFold } from './instance.js';
 
 /** Most cores lent out at once to hold records in place; beyond that, cut records wait in JS. */
@@ -334,6 +336,20 @@ export function createWasmBackend(name: BackendName, module: WebAssembly.Module)
       }
     },
     strings: coreStrings(pool),
+    provenRun(schema, bytes, at, count) {
+      const core = coreHolding(bytes);
+      const table = core && tableOf(schema);
+      const plan = table ? core!.planAddress(table) : -1;
+      return plan < 0 ? 0 : core!.exports.judgeRun(bytes.byteOffset + at, count, plan);
+    },
+    provenFrame(schema, bytes, start, end) {
+      // The tag, then a body: a result's table proves nothing about an error object.
+      if (end - start < 2 || bytes[start] !== TAG_RESULT) return false;
+      const core = coreHolding(bytes);
+      const table = core && tableOf(schema);
+      const plan = table ? core!.planAddress(table) : -1;
+      return plan >= 0 && core!.exports.judgeBody(bytes.byteOffset + start + 1, end - start - 1, plan) === 1;
+    },
     createKernel: () => new WasmKernel(pool),
     createReader: (limits, sink) => new RecordReader(new WasmKernel(pool), limits, sink),
   };

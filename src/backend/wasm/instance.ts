@@ -27,6 +27,10 @@ export interface CoreExports {
   screenFrame(ptr: number, length: number): number;
   faultOffset(): number;
   scanRecords(ptr: number, length: number, maxFrame: number, verify: number): number;
+  planBlock(): number;
+  planCapacity(): number;
+  judgeRun(ptr: number, count: number, plan: number): number;
+  judgeBody(ptr: number, length: number, plan: number): number;
 }
 
 /**
@@ -49,6 +53,10 @@ export const CORE_EXPORTS = [
   ['checkBase64', 'function'],
   ['stringEnd', 'function'],
   ['base64Run', 'function'],
+  ['planBlock', 'function'],
+  ['planCapacity', 'function'],
+  ['judgeRun', 'function'],
+  ['judgeBody', 'function'],
 ] as const satisfies ReadonlyArray<readonly [keyof CoreExports, WebAssembly.ImportExportKind]>;
 
 /** Each instance by its memory's current buffer: which core, if any, holds the bytes a view looks at. */
@@ -123,6 +131,9 @@ export class CoreInstance {
   /** The fold block (assembly/records.ts) as i32s and as f64s; made again after every growth. */
   foldI32!: Int32Array;
   foldF64!: Float64Array;
+  /** The tables written to the plan area (assembly/judge.ts), by table, at their addresses; and the area's first byte free. */
+  private readonly plans = new Map<Int32Array, number>();
+  private planFill = 0;
   /** Bytes of memory, kept here: reading memory.buffer.byteLength costs more than the check. */
   capacity = 0;
   /** The most scratch asked of this instance since it was last lent out (for the pool's shrink rule). */
@@ -171,6 +182,26 @@ export class CoreInstance {
       throw cannotGrow();
     }
     this.refreshViews();
+  }
+
+  /**
+   * The address of `table` in the plan area, written there the first time;
+   * -1 when it does not fit. A full area is cleared and filled again.
+   */
+  planAddress(table: Int32Array): number {
+    const known = this.plans.get(table);
+    if (known !== undefined) return known;
+    const capacity = this.exports.planCapacity();
+    if (table.byteLength > capacity) return -1;
+    if (this.planFill + table.byteLength > capacity) {
+      this.plans.clear();
+      this.planFill = 0;
+    }
+    const at = this.exports.planBlock() + this.planFill;
+    this.bytes.set(new Uint8Array(table.buffer, table.byteOffset, table.byteLength), at);
+    this.planFill += (table.byteLength + 15) & ~15;
+    this.plans.set(table, at);
+    return at;
   }
 
   /** Copies `bytes` to scratch + at, growing scratch first when needed. */
