@@ -6,6 +6,7 @@
 // writes report.json, report.md and report.svg. See bench/README.md.
 
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { withHeadline } from './lib/headline.mjs';
 import os from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs as parseCliArgs } from 'node:util';
@@ -37,7 +38,8 @@ const USAGE = `usage: node bench/run.mjs [--filter REGEX] [--quick] [--out DIR] 
   --list          print the case names and exit
 
   The cases timed in rounds (whole processes, streams of megabytes: relay/
-  long-stream, cli, tcp, tcp-scale, tcp-concurrent, in-process; proxy/) run
+  web-streams, cli, tcp-single, tcp-scale, tcp-concurrent, in-process;
+  proxy/) run
   after the rest; --filter selects them by name like any other case.
 `;
 
@@ -254,6 +256,11 @@ async function main() {
   writeFileSync(join(outDir, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(join(outDir, 'report.md'), renderMarkdown(report));
   writeFileSync(join(outDir, 'report.svg'), renderSvg(report));
+  // The README's table follows the committed report: only a full run into bench/report/ writes it.
+  if (!partial && !args.out) {
+    const readme = join(ROOT, 'README.md');
+    writeFileSync(readme, withHeadline(readFileSync(readme, 'utf8'), report));
+  }
   process.stderr.write(
     `wrote ${relative(process.cwd(), outDir) || '.'}/report.{json,md,svg} in ${clock(progress.elapsed())}: ` +
       `${results.length - failures} cases timed, ${failures} failed; ${summarize(report.targets)}\n`,

@@ -69,3 +69,17 @@ describe('README examples', () => {
     });
   });
 });
+
+describe("README's benchmark table", () => {
+  it('is the one the committed report makes (node bench/render.mjs writes it)', async () => {
+    // @ts-expect-error: a plain .mjs module of the benchmarks, with no types
+    const { renderHeadline, HEADLINE_START, HEADLINE_END } = await import('../bench/lib/headline.mjs');
+    const report = JSON.parse(fs.readFileSync(path.join(root, 'bench', 'report', 'report.json'), 'utf8'));
+    const start = readme.indexOf(HEADLINE_START);
+    const end = readme.indexOf(HEADLINE_END);
+    expect(start, 'the markers around the table').toBeGreaterThanOrEqual(0);
+    expect(readme.slice(start, end + HEADLINE_END.length)).toBe(renderHeadline(report));
+    // Every row names a ratio and its target: none is empty.
+    expect(renderHeadline(report)).toMatch(/\| [^|]+× \([^)]+\)[^|]* \| [≥≤] /);
+  });
+});

@@ -2,6 +2,8 @@
 //
 //   relay/tcp-concurrent/F   `mcp-frames relay --listen --upstream` (validate json), one process,
 //                            16 clients at once         peer: bare Node TCP proxy process, same clients
+//   relay/tcp-concurrent-full/F   the same with --validate full and the fixture's --endpoint (the
+//                            streams carry no request lines), timed in the same turns
 //   relay/in-process/small   pipeRelay (validate json) from 64 KiB chunks to a writable that drops them,
 //                            ns a frame                 peer: native simdjson, one parse a frame body
 //   relay/in-process-full/small   the same with validate full (listResources), beside json: not a target
@@ -64,18 +66,41 @@ export function listingSmall(rng) {
 }
 
 const FIXTURES = [
-  { name: 'small', description: '8 MiB a client: ~150-byte listings, each response followed by its finish', distinct: 256, make: listingSmall },
-  { name: 'listing', description: '8 MiB a client: 16 KiB listResources pages, each followed by its finish', distinct: 64, make: listingMedium },
+  {
+    name: 'small',
+    description: '8 MiB a client: ~150-byte listings, each response followed by its finish',
+    distinct: 256,
+    make: listingSmall,
+    endpoint: 'list-resources',
+  },
+  {
+    name: 'listing',
+    description: '8 MiB a client: 16 KiB listResources pages, each followed by its finish',
+    distinct: 64,
+    make: listingMedium,
+    endpoint: 'list-resources',
+  },
   {
     name: 'blob',
     description: '8 MiB a client: 768 KiB readResource base64 blobs, each followed by its finish',
     distinct: 4,
     make: (r) => blobRead(r, 768 * 1024),
+    endpoint: 'read-resource',
   },
 ];
 
+/** The TCP relay at each level: the op, and its --validate. */
+const TCP_LEVELS = [
+  ['tcp-concurrent', 'json'],
+  ['tcp-concurrent-full', 'full'],
+];
+
 /** The cases by name (layer/op/fixture). */
-export const CONCURRENT_NAMES = [...FIXTURES.map((f) => `relay/tcp-concurrent/${f.name}`), 'relay/in-process/small', 'relay/in-process-full/small'];
+export const CONCURRENT_NAMES = [
+  ...TCP_LEVELS.flatMap(([op]) => FIXTURES.map((f) => `relay/${op}/${f.name}`)),
+  'relay/in-process/small',
+  'relay/in-process-full/small',
+];
 
 /**
  * The result of a server's rounds taken in turns (`runs`), with the page
@@ -99,12 +124,16 @@ function usageResult(base, runs, continuous, total) {
   );
 }
 
-async function tcpConcurrentCase(f, rounds, progress) {
+/** The TCP relay at each level `wanted` and the bare proxy, in the same turns. */
+async function tcpConcurrentCase(f, rounds, progress, wanted) {
   const total = CLIENTS * f.stream.length;
+  const levels = TCP_LEVELS.filter(([op]) => wanted(`relay/${op}/${f.name}`));
+  // At full the fixture's endpoint is named: `--endpoint auto` would refuse every frame of a stream with no request lines.
+  const flags = (validate) => ['--validate', validate, ...(validate === 'full' ? ['--endpoint', f.endpoint] : [])];
   const { runs, continuous } = await serverRounds(f, {
-    name: `relay/tcp-concurrent/${f.name}`,
+    name: `relay/${levels.map(([op]) => op).join('+')}/${f.name}`,
     servers: [
-      ['relay', (up) => [CLI, 'relay', '--listen', '127.0.0.1:0', '--upstream', up, '--validate', 'json']],
+      ...levels.map(([op, validate]) => [op, (up) => [CLI, 'relay', '--listen', '127.0.0.1:0', '--upstream', up, ...flags(validate)]]),
       ['peer', (up) => ['bench/peers/tcp-proxy.mjs', '--listen', '127.0.0.1:0', '--upstream', up]],
     ],
     count: CLIENTS,
@@ -115,18 +144,20 @@ async function tcpConcurrentCase(f, rounds, progress) {
     progress,
   });
   return [
-    usageResult(
-      {
-        layer: 'relay',
-        op: 'tcp-concurrent',
-        fixture: f.name,
-        backend: 'mcp-frames',
-        name: `relay/tcp-concurrent/${f.name}`,
-        impl: '`mcp-frames relay --listen --upstream --validate json`, one process, 16 clients at once',
-      },
-      runs.relay,
-      continuous.relay,
-      total,
+    ...levels.map(([op, validate]) =>
+      usageResult(
+        {
+          layer: 'relay',
+          op,
+          fixture: f.name,
+          backend: 'mcp-frames',
+          name: `relay/${op}/${f.name}`,
+          impl: `\`mcp-frames relay --listen --upstream ${flags(validate).join(' ')}\`, one process, 16 clients at once`,
+        },
+        runs[op],
+        continuous[op],
+        total,
+      ),
     ),
     usageResult(
       {
@@ -279,13 +310,14 @@ async function inProcessCases(lib, f, native, rounds, wanted, progress) {
  */
 export async function runConcurrentCases({ lib, native, quick, wanted, progress, seed = 0x636f6e63 }) {
   const inProcess = IN_PROCESS.some(([name]) => wanted(name));
-  const selected = FIXTURES.filter((f) => wanted(`relay/tcp-concurrent/${f.name}`) || (f.name === 'small' && inProcess));
+  const tcpWanted = (f) => TCP_LEVELS.some(([op]) => wanted(`relay/${op}/${f.name}`));
+  const selected = FIXTURES.filter((f) => tcpWanted(f) || (f.name === 'small' && inProcess));
   if (selected.length === 0) return { results: [], fixtures: [] };
   progress('concurrent: building the streams');
   const fixtures = selected.map((f, k) => ({ ...f, ...recordStream(createRng(seed + k), 8 * MiB, f.distinct, f.make) }));
   const rounds = quick ? 2 : 5;
   const results = [];
-  for (const f of fixtures) if (wanted(`relay/tcp-concurrent/${f.name}`)) results.push(...(await tcpConcurrentCase(f, rounds, progress)));
+  for (const f of fixtures) if (tcpWanted(f)) results.push(...(await tcpConcurrentCase(f, rounds, progress, wanted)));
   const small = fixtures.find((f) => f.name === 'small');
   if (small && inProcess) {
     // The in-process case reads a 64 MiB stream of the same frames, as the CLI cases do.
@@ -328,6 +360,23 @@ export function concurrentTargets() {
       ...(validation[f] ? { limit: validation[f] } : {}),
     });
   }
+  // At full, the schema judged on every frame besides rule 4.1.
+  for (const [f, target] of [
+    ['small', 0.7],
+    ['listing', 0.55],
+    ['blob', 0.9],
+  ]) {
+    specs.push({
+      group: "the TCP relay at --validate full, 16 concurrent clients: a bare proxy's CPU a byte over the relay's",
+      fixture: f,
+      num: [`relay/tcp-concurrent-full/${f}`, 'mcp-frames'],
+      den: [`peer/tcp-proxy-concurrent/${f}`, 'node'],
+      target,
+      comparison: '>=',
+      metric: 'cpu',
+      ...(validation[f] ? { limit: validation[f] } : {}),
+    });
+  }
   // A count, not a ratio: the relay's own page faults a MiB relayed, the bare proxy's beside it.
   for (const f of FIXTURES.map((x) => x.name))
     specs.push({
@@ -355,7 +404,7 @@ export function concurrentTargets() {
 export function renderConcurrent(cases) {
   const find = (name) => cases.find((c) => c.name === name && c.cpuSeconds != null);
   const out = [];
-  const tcp = FIXTURES.map((f) => f.name).filter((f) => find(`relay/tcp-concurrent/${f}`));
+  const tcp = FIXTURES.map((f) => f.name).filter((f) => TCP_LEVELS.some(([op]) => find(`relay/${op}/${f}`)));
   if (tcp.length) {
     out.push(`### The TCP relay and a bare proxy, ${CLIENTS} concurrent clients: CPU of the relaying process`);
     out.push('');
@@ -370,13 +419,15 @@ export function renderConcurrent(cases) {
     );
     out.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
     const faults = (c) => (c ? `${fmt(c.minorPageFaultsPerMiB, 2)} (${c.continuousWarmUpRounds ?? '—'})` : '—');
-    for (const f of tcp) {
-      const r = find(`relay/tcp-concurrent/${f}`);
-      const p = find(`peer/tcp-proxy-concurrent/${f}`);
-      out.push(
-        `| ${f} | ${fmt(r.cpuNanosecondsPerByte, 3)} | ${fmt(p?.cpuNanosecondsPerByte, 3)} | ${p ? fmt(p.cpuSeconds / r.cpuSeconds, 2) : '—'} | ${faults(r)} | ${faults(p)} | ${fmt(r.minorPageFaultsPerMiBTakingTurns, 2)} | ${fmt(p?.minorPageFaultsPerMiBTakingTurns, 2)} |`,
-      );
-    }
+    for (const [op, validate] of TCP_LEVELS)
+      for (const f of tcp) {
+        const r = find(`relay/${op}/${f}`);
+        if (!r) continue;
+        const p = find(`peer/tcp-proxy-concurrent/${f}`);
+        out.push(
+          `| ${f} (${validate}) | ${fmt(r.cpuNanosecondsPerByte, 3)} | ${fmt(p?.cpuNanosecondsPerByte, 3)} | ${p ? fmt(p.cpuSeconds / r.cpuSeconds, 2) : '—'} | ${faults(r)} | ${faults(p)} | ${fmt(r.minorPageFaultsPerMiBTakingTurns, 2)} | ${fmt(p?.minorPageFaultsPerMiBTakingTurns, 2)} |`,
+        );
+      }
     out.push('');
   }
   const rows = [...IN_PROCESS.map(([name]) => name), 'peer/simdjson-each/small'].map(find).filter(Boolean);
