@@ -71,6 +71,12 @@ lines.on('line', (line) => {
   }
   const uri = m.params?.uri ?? m.params?.cursor;
   const id = JSON.stringify(m.id);
+  // scripted://later/MS: answered after MS milliseconds.
+  const later = /^scripted:\/\/later\/(\d+)$/.exec(uri ?? '');
+  if (later) {
+    setTimeout(() => write(`{"jsonrpc":"2.0","id":${id},"result":{"contents":[{"uri":${JSON.stringify(uri)},"text":"later"}]}}`), Number(later[1]));
+    return;
+  }
   const sized = /^scripted:\/\/(size|size-id-first|no-id)\/(\d+)$/.exec(uri ?? '');
   if (sized) {
     const pad = 'x'.repeat(Number(sized[2]));
