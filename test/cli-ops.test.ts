@@ -239,7 +239,8 @@ describe('relay --listen: stopping', () => {
     expect(await relay.exited).toEqual({ code: 0, signal: null });
     // An idle connection held the whole 30 s drain, and each was cut with an error-level fault.
     expect(performance.now() - signalled).toBeLessThan(10_000);
-    for (const { ended, bytes } of await Promise.all(idle)) expect([ended, bytes.length]).toEqual(['end', 0]);
+    // Nothing carried yet: each gets a reset, not a clean end that would read as an empty answer (WIRE.md section 7).
+    for (const { ended, bytes } of await Promise.all(idle)) expect([ended, bytes.length]).toEqual(['ECONNRESET', 0]);
     for (const s of busy) s.destroy();
     expect(relay.lines().filter((l) => l.event === 'fault')).toEqual([]);
     expect(relay.lines().find((l) => l.event === 'drained')).toMatchObject({ connections: 110, cut: 0 });

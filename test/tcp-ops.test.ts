@@ -138,25 +138,27 @@ describe('createTcpRelay: drain()', () => {
     expect(relay.server.stats.faultsByReason['drain-timeout']).toBe(3);
   });
 
-  it('ends each idle connection at once, cleanly; only connections with work in flight are waited for', async () => {
-    // Upstream: an idle connection says nothing; a busy one has a channel open, finished 300 ms into the drain; one
-    // whose client asks something answers it 200 ms after the question (the relay cannot know a question is pending
-    // but by the client's bytes since upstream's last).
+  it('ends each idle connection at once: cleanly after an exchange, with a reset before any; only work in flight is waited for', async () => {
+    // Upstream: an idle connection says nothing; a used one has had one exchange, answered at once; a busy one has a
+    // channel open, finished 300 ms into the drain; one whose client asks something answers it 200 ms after the
+    // question (the relay cannot know a question is pending but by the client's bytes since upstream's last).
     const upstream = net.createServer((s) => {
       s.on('error', () => {});
       s.once('data', (d: Buffer) => {
         const ask = d.toString();
-        if (ask === 'busy') {
+        if (ask === 'once') s.write(cat(encodeResponse(3, frame), encodeFinish(3)));
+        else if (ask === 'busy') {
           s.write(encodeResponse(7, frame));
           setTimeout(() => s.end(encodeFinish(7)), 600);
         } else if (ask === 'ask') setTimeout(() => s.end(cat(encodeResponse(9, frame), encodeFinish(9))), 500);
       });
     });
     const relay = await relayTo(await listen(upstream));
-    const idle = Array.from({ length: 20 }, () => connectClient(relay.port));
+    const idle = Array.from({ length: 10 }, () => connectClient(relay.port));
+    const used = Array.from({ length: 10 }, () => connectClient(relay.port, new TextEncoder().encode('once')));
     const busy = Array.from({ length: 2 }, () => connectClient(relay.port));
     for (const c of busy) c.socket.write('busy');
-    await until(() => relay.server.stats.openChannels === 2 && relay.server.stats.connectionsOpen === 22);
+    await until(() => relay.server.stats.openChannels === 2 && relay.server.stats.connectionsOpen === 22 && relay.server.stats.finishesOut === 10);
     const asking = connectClient(relay.port);
     await until(() => relay.server.stats.connectionsOpen === 23);
     asking.socket.write('ask');
@@ -164,7 +166,10 @@ describe('createTcpRelay: drain()', () => {
     // Idle connections held a 30 s drain to its end, and each was cut with an error-level fault.
     const result = await relay.server.drain(30_000);
     expect(result).toEqual({ connections: 23, cut: 0 });
-    for (const { ended, bytes } of await Promise.all(idle.map((c) => c.done))) expect([ended, bytes.length]).toEqual(['end', 0]);
+    // Nothing carried yet: a clean end would read as an empty, complete answer (WIRE.md section 7).
+    for (const { ended, bytes } of await Promise.all(idle.map((c) => c.done))) expect([ended, bytes.length]).toEqual(['ECONNRESET', 0]);
+    for (const { ended, bytes } of await Promise.all(used.map((c) => c.done)))
+      expect([ended, hex(bytes)]).toEqual(['end', hex(cat(encodeResponse(3, frame), encodeFinish(3)))]);
     for (const { ended, bytes } of await Promise.all(busy.map((c) => c.done)))
       expect([ended, hex(bytes)]).toEqual(['end', hex(cat(encodeResponse(7, frame), encodeFinish(7)))]);
     expect(hex((await asking.done).bytes)).toBe(hex(cat(encodeResponse(9, frame), encodeFinish(9))));

@@ -61,6 +61,7 @@ import os from 'node:os';
 import { DEFAULT_MAX_CONNECTIONS } from '../relay/tcp.js';
 import { UsageError } from './args.js';
 import { fsReason, type Io } from './io.js';
+import { serveHttp } from './http.js';
 import { Log } from './log.js';
 import { type FromWorker, hostPort, judgedBy, listenOn, loadMetrics, onOrphaned, type ServeConfig, type ToWorker } from './serve.js';
 
@@ -312,8 +313,28 @@ class Primary {
     if (this.bySlot.size === 0 && this.closing === 0) this.settle(0);
   }
 
-  /** Serves /metrics on --metrics, if asked: the workers' registries summed, with the primary's own. */
+  /** Whether the relay as a whole takes new clients: listening, not stopping, with a worker that listens. */
+  private ready(): boolean {
+    return !this.stopping && this.listener.listening && this.slots.some((s) => s.listening && s.worker.isConnected());
+  }
+
+  /**
+   * Serves /metrics on --metrics, if asked (the workers' registries summed,
+   * with the primary's own), or /healthz and /readyz alone on --health: the
+   * primary answers for the whole.
+   */
   async serveMetrics(): Promise<MetricsServer | undefined> {
+    const health = this.config.health;
+    if (health) {
+      try {
+        return await serveHttp(health, { ready: () => this.ready() });
+      } catch (err) {
+        this.stopping = true;
+        this.listener.close();
+        for (const s of this.slots) s.worker.process.kill('SIGKILL');
+        throw new UsageError(`relay: cannot serve health on ${hostPort(health)}: ${(err as Error).message}`, false);
+      }
+    }
     const at = this.config.metrics;
     if (!at) return undefined;
     const m = await loadMetrics();
@@ -329,7 +350,7 @@ class Primary {
       return m.aggregate([...(answers as never[]), (await own.getMetricsAsJSON()) as never]);
     };
     try {
-      return await m.serveMetrics(at, scrape);
+      return await m.serveMetrics(at, scrape, () => this.ready());
     } catch (err) {
       this.stopping = true;
       this.listener.close();
@@ -405,6 +426,7 @@ export async function runPrimary(config: ServeConfig, io: Io): Promise<number> {
     listening: hostPort({ ...config.listen, port }),
     upstream: hostPort(config.upstream),
     ...(metrics && config.metrics ? { metrics: hostPort({ ...config.metrics, port: metrics.port }) } : {}),
+    ...(metrics && config.health ? { health: hostPort({ ...config.health, port: metrics.port }) } : {}),
     workers: config.workers,
     // Which backend checks the bytes: 'auto' falls back to js when no core loads, and says so here.
     backend: config.relay.backend?.name,

@@ -23,13 +23,13 @@
 // primary's request with getMetricsAsJSON(); the primary sums them with
 // prom-client's AggregatorRegistry.aggregate (src/cli/cluster.ts).
 
-import http from 'node:http';
 import { AggregatorRegistry, Counter, Gauge, type Metric, Registry } from 'prom-client';
 import type { RecordErrorReason } from '../records/record-error.js';
 import type { RelayFault } from '../relay/fault.js';
 import { VALIDATION_BUCKETS } from '../relay/relay.js';
 import type { ConnectionFault, Endpoint, TcpRelayStats, UpstreamFailure } from '../relay/tcp.js';
 import { LATENCY_BUCKETS, NOT_CARRIED_CAUSES, type ProxyStats } from '../proxy/context.js';
+import { serveHttp } from './http.js';
 
 export { AggregatorRegistry, Registry };
 
@@ -57,14 +57,7 @@ export const UPSTREAM_FAILURES: readonly UpstreamFailure[] = [
 
 const PREFIX = 'mcp_frames_';
 
-/**
- * The most connections /metrics holds at once; past it node:http closes a
- * new one as it comes. Each is a file descriptor of the relay's process, so
- * without a bound a client that opened connections and sent nothing took
- * the descriptors the relay needs for its own clients and upstreams.
- * Scrapers are few, and each keeps one connection.
- */
-export const METRICS_MAX_CONNECTIONS = 32;
+export { METRICS_MAX_CONNECTIONS } from './http.js';
 
 /** A counter whose value is read from the stats at scrape. */
 function counter(registry: Registry, name: string, help: string, value: () => number): void {
@@ -156,6 +149,12 @@ export function relayRegistry(stats: () => Readonly<TcpRelayStats>): Registry {
   gauge(registry, 'connections_open', 'Client connections open now', () => stats().connectionsOpen);
   counter(registry, 'connections_total', 'Client connections relayed', () => stats().connectionsTotal);
   counter(registry, 'connections_refused_total', 'Clients reset as they came, past --max-connections', () => stats().connectionsRefused);
+  counter(
+    registry,
+    'proxy_header_refused_total',
+    'Connections reset for their PROXY protocol header (--proxy-protocol): none, a malformed one, or none in time',
+    () => stats().proxyHeaderRefused,
+  );
   counter(registry, 'bytes_in_total', 'Record bytes read from upstream', () => stats().bytesIn);
   counter(registry, 'bytes_out_total', 'Record bytes sent to clients', () => stats().bytesOut);
   labelledCounter(registry, 'records_in_total', 'Records read from upstream, by kind', 'kind', ['response', 'finish'], () => ({
@@ -222,47 +221,9 @@ export async function aggregate(parts: Parameters<typeof AggregatorRegistry.aggr
   return AggregatorRegistry.aggregate(parts).metrics();
 }
 
-/**
- * Serves GET /metrics on `at` with what `scrape()` gives. Resolves with the
- * server and the port it listens on, or rejects with the listen error.
- *
- * # One request at a time on a connection
- *
- * node:http parses every request a chunk holds as it arrives, whether or
- * not the ones before it were answered: a client that sent requests back to
- * back (HTTP pipelining) and read nothing made a scrape, a request and a
- * response for each, and 8 such connections held 414 MB of the relay's
- * heap. A scraper sends its next request once it has its answer, so a
- * request that comes while the one before it on its connection is still
- * being answered closes the connection.
- */
-export async function serveMetrics(at: Endpoint, scrape: () => Promise<string>): Promise<{ server: http.Server; port: number }> {
-  const answering = new WeakSet<object>();
-  const server = http.createServer((request, response) => {
-    const socket = request.socket;
-    if (answering.has(socket) || socket.destroyed) {
-      socket.destroy();
-      return;
-    }
-    answering.add(socket);
-    response.once('close', () => answering.delete(socket));
-    if (request.method !== 'GET' || request.url?.split('?')[0] !== '/metrics') {
-      response.writeHead(404, { 'content-type': 'text/plain' }).end('not found: ask GET /metrics\n');
-      return;
-    }
-    scrape().then(
-      (text) => response.writeHead(200, { 'content-type': Registry.PROMETHEUS_CONTENT_TYPE }).end(text),
-      (error: unknown) => response.writeHead(500, { 'content-type': 'text/plain' }).end(`${String(error)}\n`),
-    );
-  });
-  server.maxConnections = METRICS_MAX_CONNECTIONS;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(at.port, at.host, () => resolve());
-  });
-  // A scraper's keep-alive connection must not hold a stopping relay open.
-  server.keepAliveTimeout = 1000;
-  return { server, port: (server.address() as { port: number }).port };
+/** Serves GET /metrics from `scrape`, with /healthz and /readyz (`ready`), on `at`. */
+export function serveMetrics(at: Endpoint, scrape: () => Promise<string>, ready: () => boolean = () => true) {
+  return serveHttp(at, { scrape: async () => ({ contentType: Registry.PROMETHEUS_CONTENT_TYPE, text: await scrape() }), ready });
 }
 
 /** A registry with the proxy's metrics, each read from `stats()` when scraped. */
@@ -271,6 +232,12 @@ export function proxyRegistry(stats: () => Readonly<ProxyStats>): Registry {
   gauge(registry, 'proxy_connections_open', 'Client connections open now', () => stats().connectionsOpen);
   counter(registry, 'proxy_connections_total', 'Client connections accepted', () => stats().connectionsTotal);
   counter(registry, 'proxy_connections_refused_total', 'Clients reset as they came, past --max-connections', () => stats().connectionsRefused);
+  counter(
+    registry,
+    'proxy_proxy_header_refused_total',
+    'Connections reset for their PROXY protocol header (--proxy-protocol): none, a malformed one, or none in time',
+    () => stats().proxyHeaderRefused,
+  );
   labelledCounter(
     registry,
     'proxy_clients_reset_total',

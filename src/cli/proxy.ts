@@ -20,7 +20,7 @@ import { backendFlag, COMMON_FLAGS, type Flags, limitFlag, parseFlags, UsageErro
 import type { Io } from './io.js';
 import { judgesInUse } from './judges.js';
 import { Log, type LogLevel } from './log.js';
-import { endpointOf, logLevelFlag, MAX_CONNECTIONS_LIMIT, secondsFlag } from './relay.js';
+import { endpointOf, healthFlag, logLevelFlag, MAX_CONNECTIONS_LIMIT, secondsFlag } from './relay.js';
 import { connectionLines, listenAndServe } from './serve.js';
 
 const PROXY_FLAGS = {
@@ -33,6 +33,8 @@ const PROXY_FLAGS = {
   'client-idle-timeout': { type: 'string' },
   'drain-timeout': { type: 'string' },
   'max-connections': { type: 'string' },
+  'proxy-protocol': { type: 'boolean' },
+  health: { type: 'string' },
   'max-client-queue': { type: 'string' },
   'max-line-bytes': { type: 'string' },
   'max-message-bytes': { type: 'string' },
@@ -90,6 +92,7 @@ export async function proxyCommand(args: readonly string[], io: Io): Promise<num
   const listenAt = endpointOf(listen, 'listen', 'proxy');
   const metricsRaw = flags.values.metrics;
   const metricsAt = typeof metricsRaw === 'string' ? endpointOf(metricsRaw, 'metrics', 'proxy') : undefined;
+  const healthAt = healthFlag(flags, 'proxy');
   const drainTimeoutMs = secondsFlag(flags, 'drain-timeout', 'proxy') ?? DEFAULT_DRAIN_TIMEOUT_MS;
   const backend: Backend = backendFlag('proxy', flags);
   const validate = levelFlag(flags);
@@ -108,6 +111,7 @@ export async function proxyCommand(args: readonly string[], io: Io): Promise<num
     initializeTimeoutMs: secondsFlag(flags, 'initialize-timeout', 'proxy'),
     clientIdleTimeout: secondsFlag(flags, 'client-idle-timeout', 'proxy'),
     maxConnections: limitFlag('proxy', flags, 'max-connections', 0, MAX_CONNECTIONS_LIMIT),
+    proxyProtocol: flags.values['proxy-protocol'] === true,
     maxClientQueueBytes: limitFlag('proxy', flags, 'max-client-queue', 0, Number.MAX_SAFE_INTEGER),
     maxLineBytes: limitFlag('proxy', flags, 'max-line-bytes', 1),
     maxMessageBytes: limitFlag('proxy', flags, 'max-message-bytes', 1),
@@ -128,6 +132,7 @@ export async function proxyCommand(args: readonly string[], io: Io): Promise<num
       command: 'proxy',
       listen: listenAt,
       metrics: metricsAt,
+      health: healthAt,
       drainTimeoutMs,
       fields: { server: 'url' in server ? String(server.url) : command.join(' '), backend: backend.name, validate, judges },
       open: () => ({ connections: proxy.stats.connectionsOpen, inFlight: proxy.stats.inFlight }),

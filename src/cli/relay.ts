@@ -45,6 +45,8 @@ const RELAY_FLAGS = {
   'drain-timeout': { type: 'string' },
   'max-line-bytes': { type: 'string' },
   'max-connections': { type: 'string' },
+  'proxy-protocol': { type: 'boolean' },
+  health: { type: 'string' },
   workers: { type: 'string' },
   metrics: { type: 'string' },
   'log-level': { type: 'string' },
@@ -58,8 +60,10 @@ const TCP_FLAGS = [
   'drain-timeout',
   'max-connections',
   'max-line-bytes',
+  'proxy-protocol',
   'workers',
   'metrics',
+  'health',
 ] as const;
 
 /** Most --max-connections takes: past it, two descriptors each outrun any system's limit. */
@@ -97,6 +101,15 @@ export function secondsFlag(flags: Flags, flag: string, command = 'relay'): numb
   const ms = Math.round(seconds * 1000);
   if (ms === 0 && seconds !== 0) throw new UsageError(`${command}: --${flag} must be 0 (none) or at least a millisecond (0.001), not '${raw}'`);
   return ms;
+}
+
+/** --health HOST:PORT: where /healthz and /readyz are served when --metrics is not given (with it, they are served there). */
+export function healthFlag(flags: Flags, command: string): Endpoint | undefined {
+  const health = flags.values.health;
+  if (health === undefined) return undefined;
+  if (flags.values.metrics !== undefined)
+    throw new UsageError(`${command}: --health and --metrics do not go together: /healthz and /readyz are served on the --metrics port`);
+  return endpointOf(health as string, 'health', command);
 }
 
 export function endpointOf(text: string, flag: string, command = 'relay'): Endpoint {
@@ -162,9 +175,11 @@ export async function relayCommand(args: readonly string[], io: Io): Promise<num
         clientIdleTimeout: secondsFlag(flags, 'client-idle-timeout'),
         maxConnections: limitFlag('relay', flags, 'max-connections', 0, MAX_CONNECTIONS_LIMIT),
         maxLineBytes: limitFlag('relay', flags, 'max-line-bytes', 1),
+        proxyProtocol: flags.values['proxy-protocol'] === true,
       },
       drainTimeoutMs: secondsFlag(flags, 'drain-timeout') ?? DEFAULT_DRAIN_TIMEOUT_MS,
       metrics: typeof metrics === 'string' ? endpointOf(metrics, 'metrics') : undefined,
+      health: healthFlag(flags, 'relay'),
       logLevel,
       workers: workersFlag(flags),
       judges,

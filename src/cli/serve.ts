@@ -31,9 +31,11 @@
 import cluster from 'node:cluster';
 import net from 'node:net';
 import os from 'node:os';
+import type { ProxyHeaderRefusal } from '../connection/proxy-header.js';
 import type { DrainResult } from '../connection/server.js';
 import { createTcpRelay, type Endpoint, type TcpRelay, type TcpRelayOptions } from '../relay/tcp.js';
 import { UsageError } from './args.js';
+import { serveHttp } from './http.js';
 import { fsReason, type Io } from './io.js';
 import { Log, type LogLevel } from './log.js';
 
@@ -60,8 +62,10 @@ export interface ServeConfig {
   /** The relay's options: validation, limits, timeouts. */
   relay: Omit<TcpRelayOptions, 'upstream' | 'onFault' | 'onOpen' | 'onClose'>;
   drainTimeoutMs: number;
-  /** Where to serve /metrics, if anywhere. */
+  /** Where to serve /metrics (and /healthz, /readyz), if anywhere. */
   metrics?: Endpoint;
+  /** Where to serve /healthz and /readyz when /metrics is not served. */
+  health?: Endpoint;
   logLevel: LogLevel;
   /** Worker processes; 1 is this process alone. */
   workers: number;
@@ -83,11 +87,16 @@ export const hostPort = (e: Endpoint): string => (e.host.includes(':') ? `[${e.h
 export function connectionLines(log: Log): {
   onOpen?: (connection: number, remote: string) => void;
   onClose?: (connection: number, error: unknown, summary: object) => void;
+  onRefused: (remote: string, refusal: ProxyHeaderRefusal) => void;
 } {
-  if (!log.keeps('info')) return {};
+  // A connection refused for its PROXY header is a balancer (or a client that bypassed it) misconfigured: always said.
+  const onRefused = (remote: string, refusal: ProxyHeaderRefusal) =>
+    log.line('warn', 'refused', { remote, reason: refusal.refused, message: refusal.message, offset: refusal.offset });
+  if (!log.keeps('info')) return { onRefused };
   return {
     onOpen: (connection, remote) => log.line('info', 'open', { connection, remote }),
     onClose: (_connection, _error, summary) => log.line('info', 'close', { ...summary }),
+    onRefused,
   };
 }
 
@@ -123,6 +132,8 @@ export interface ListenPlan {
   command: 'relay' | 'proxy';
   listen: Endpoint;
   metrics?: Endpoint;
+  /** Where /healthz and /readyz are served when metrics are not. */
+  health?: Endpoint;
   drainTimeoutMs: number;
   /** The listening line's own fields, after `listening` (and before `metrics`). */
   fields: Readonly<Record<string, unknown>>;
@@ -152,21 +163,26 @@ export async function listenAndServe(listener: Listener, plan: ListenPlan, log: 
     await listener.close?.();
     throw new UsageError(`${plan.command}: cannot listen on ${hostPort(plan.listen)}: ${fsReason(err)}`, false);
   }
-  let metrics: Awaited<ReturnType<typeof import('./metrics.js').serveMetrics>> | undefined;
-  if (plan.metrics && metricsModule && listener.registry) {
-    const registry = listener.registry(metricsModule);
+  let draining = false;
+  const ready = () => !draining && listener.server.listening;
+  let http: { server: import('node:http').Server; port: number } | undefined;
+  const at = plan.metrics ?? plan.health;
+  if (at) {
     try {
-      metrics = await metricsModule.serveMetrics(plan.metrics, () => registry.metrics());
+      if (plan.metrics && metricsModule && listener.registry) {
+        const registry = listener.registry(metricsModule);
+        http = await metricsModule.serveMetrics(plan.metrics, () => registry.metrics(), ready);
+      } else http = await serveHttp(at, { ready });
     } catch (err) {
       listener.server.close();
       await listener.close?.();
-      throw new UsageError(`${plan.command}: cannot serve metrics on ${hostPort(plan.metrics)}: ${fsReason(err)}`, false);
+      throw new UsageError(`${plan.command}: cannot serve ${plan.metrics ? 'metrics' : 'health'} on ${hostPort(at)}: ${fsReason(err)}`, false);
     }
   }
   log.always('info', 'listening', {
     listening: hostPort({ ...plan.listen, port }),
     ...plan.fields,
-    ...(metrics && plan.metrics ? { metrics: hostPort({ ...plan.metrics, port: metrics.port }) } : {}),
+    ...(http && at ? { [plan.metrics ? 'metrics' : 'health']: hostPort({ ...at, port: http.port }) } : {}),
   });
   plan.onListening?.();
 
@@ -180,12 +196,14 @@ export async function listenAndServe(listener: Listener, plan: ListenPlan, log: 
     status = 1;
     await listener.close?.();
   } else {
+    // /readyz answers 503 from here on, before any connection is ended.
+    draining = true;
     log.line('info', 'drain', { signal: ended, timeoutMs: plan.drainTimeoutMs, ...plan.open() });
     const drained = await listener.drain(plan.drainTimeoutMs);
     log.line('info', 'drained', { ...drained });
   }
-  metrics?.server.close();
-  metrics?.server.closeAllConnections();
+  http?.server.close();
+  http?.server.closeAllConnections();
   // Its log lines go out first, for at most two seconds, as a worker's do: a stderr that nobody reads
   // held the process after its drain, for as long as it was not read.
   if (!(await io.settle(2000))) process.exit(status);
@@ -263,6 +281,7 @@ export async function serveTcp(config: ServeConfig, io: Io): Promise<number> {
       command: 'relay',
       listen: config.listen,
       metrics: config.metrics,
+      health: config.health,
       drainTimeoutMs: config.drainTimeoutMs,
       fields: {
         upstream: hostPort(config.upstream),

@@ -241,8 +241,16 @@ ${wrap(BACKEND_CHOICES.join(', '), 26)}
   --max-line-bytes N      proxy: the longest request line; relay --listen with
                           endpoint auto: the longest it reads (the proxy's);
                           default ${DEFAULT_MAX_LINE_BYTES} (${size(DEFAULT_MAX_LINE_BYTES)})
+  --proxy-protocol        relay --listen, proxy: every connection starts with
+                          a PROXY protocol header (v1 or v2) from the load
+                          balancer in front; logs name the client it gives.
+                          One without a header in 5 s is reset and logged
   --metrics HOST:PORT     relay --listen, proxy: serve GET /metrics there
-                          (Prometheus)
+                          (Prometheus), and /healthz and /readyz
+  --health HOST:PORT      relay --listen, proxy: serve GET /healthz (200 while
+                          the process serves) and /readyz (200 while it takes
+                          clients, 503 from the start of a drain) there,
+                          when --metrics is off
   --log-level L           relay, proxy: error, warn (default) or info`;
     default:
       return `  --upstream HOST:PORT    relay --listen: where each client's own upstream

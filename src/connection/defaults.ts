@@ -12,6 +12,16 @@ export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
 export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
 /** How long a connection may go nowhere: nothing in flight and no byte either way, or a client that takes nothing. */
 export const DEFAULT_CLIENT_IDLE_TIMEOUT_MS = 300_000;
+/**
+ * How long a drain waits for quiet: the listener closes once no client has
+ * come for this long (a load balancer's health check, every 500 ms in
+ * examples/haproxy, has found /readyz failing and stopped sending), and a
+ * connection with nothing in flight ends once its client has sent nothing
+ * for this long (its next request may be on its way).
+ */
+export const DRAIN_QUIET_MS = 1_000;
+/** How long a connection may take to send its PROXY protocol header: more than a TCP retransmit (3 s), as the protocol asks. */
+export const DEFAULT_PROXY_HEADER_TIMEOUT_MS = 5_000;
 /** Two descriptors each for the relay: 20,000 of them, within the usual 65,536 of a service's limit and far past a relay's load. */
 export const DEFAULT_MAX_CONNECTIONS = 10_000;
 

@@ -26,7 +26,8 @@
 // with a FIN that reads as a clean end (WIRE.md section 7).
 
 import net from 'node:net';
-import { DEFAULT_MAX_CONNECTIONS } from './defaults.js';
+import { DEFAULT_MAX_CONNECTIONS, DEFAULT_PROXY_HEADER_TIMEOUT_MS, DRAIN_QUIET_MS } from './defaults.js';
+import { type ProxyHeaderRefusal, readProxyHeader } from './proxy-header.js';
 
 /** What drain() did. */
 export interface DrainResult {
@@ -64,6 +65,17 @@ export interface Accepted {
 export interface CoreOptions<Summary> {
   /** Most connections open at once; past it a new client is reset as it comes. Default 10,000; 0 for no limit. */
   maxConnections?: number;
+  /**
+   * Every connection starts with a PROXY protocol header (version 1 or 2)
+   * from the load balancer in front: the client it names is the one logs,
+   * faults and metrics name. A connection without one, or that sends none
+   * within proxyHeaderTimeoutMs, is reset, counted and told onRefused.
+   */
+  proxyProtocol?: boolean;
+  /** How long a connection may take to send its PROXY header. Default 5 s; 0 for no limit. */
+  proxyHeaderTimeoutMs?: number;
+  /** Called for each connection refused for its PROXY header, with the socket's own address. */
+  onRefused?: (remote: string, refusal: ProxyHeaderRefusal) => void;
   /** Whether a client's FIN leaves our side open (the relay: the client has sent its last request). */
   allowHalfOpen?: boolean;
   /** Called when a client is accepted, before anything is served. */
@@ -109,9 +121,18 @@ export function checkCallbacks(options: object, names: readonly string[]): void 
 export class ConnectionCore<C extends Served, Summary> {
   readonly server: net.Server;
   private readonly live = new Map<number, C>();
+  /** Connections whose PROXY header has not come yet: counted against maxConnections, reset by a drain. */
+  private readonly waiting = new Set<net.Socket>();
   private readonly maxConnections: number;
+  private readonly headerTimeoutMs: number;
   private accepted = 0;
   private refusedCount = 0;
+  private headerRefusedCount = 0;
+  /** Whether the listener takes clients: until a drain has found no client coming for DRAIN_QUIET_MS. */
+  private listening = true;
+  /** performance.now() of the last accept (a drain's quiet period counts from it). */
+  private lastAccept = Number.NEGATIVE_INFINITY;
+  private quiet: NodeJS.Timeout | undefined;
   private draining: Promise<DrainResult> | null = null;
   private whenEmpty: (() => void) | null = null;
 
@@ -121,6 +142,8 @@ export class ConnectionCore<C extends Served, Summary> {
     private readonly serve: (accepted: Accepted) => C,
   ) {
     this.maxConnections = checkMaxConnections(options.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
+    this.headerTimeoutMs = checkTimeout('proxyHeaderTimeout', options.proxyHeaderTimeoutMs ?? DEFAULT_PROXY_HEADER_TIMEOUT_MS);
+    checkCallbacks(options, ['onRefused']);
     this.server = net.createServer({ allowHalfOpen: options.allowHalfOpen ?? false }, (socket) => this.accept(socket));
   }
 
@@ -139,20 +162,83 @@ export class ConnectionCore<C extends Served, Summary> {
     return this.refusedCount;
   }
 
+  /** Connections reset for their PROXY header: none, a malformed one, or none in time. */
+  get headerRefused(): number {
+    return this.headerRefusedCount;
+  }
+
   /** The open connections, as their layer serves them. */
   connections(): IterableIterator<C> {
     return this.live.values();
   }
 
   private accept(socket: net.Socket): void {
-    if (this.maxConnections > 0 && this.live.size >= this.maxConnections) {
+    this.lastAccept = performance.now();
+    if (this.maxConnections > 0 && this.live.size + this.waiting.size >= this.maxConnections) {
       this.refusedCount++;
       socket.on('error', () => {});
       socket.resetAndDestroy();
       return;
     }
+    if (this.options.proxyProtocol) this.awaitHeader(socket);
+    else this.admit(socket, remoteOf(socket));
+  }
+
+  /**
+   * Reads the PROXY header, held with a bound (MAX_PROXY_HEADER_BYTES),
+   * then admits the connection as the client it names, its own bytes after
+   * the header given back to the socket for the layer to read. Refused: a
+   * reset, before any byte is served.
+   */
+  private awaitHeader(socket: net.Socket): void {
+    this.waiting.add(socket);
+    // Named now: a socket destroyed has no address left to give.
+    const own = remoteOf(socket);
+    let held: Uint8Array = new Uint8Array(0);
+    const done = () => {
+      clearTimeout(timer);
+      socket.off('data', onData);
+      if (this.waiting.delete(socket)) this.endIfEmpty();
+    };
+    const refuse = (refusal: ProxyHeaderRefusal) => {
+      done();
+      this.headerRefusedCount++;
+      socket.on('error', () => {});
+      socket.resetAndDestroy();
+      try {
+        this.options.onRefused?.(own, refusal);
+      } catch {
+        // the connection is gone either way; a throw here has no caller
+      }
+    };
+    const onData = (chunk: Buffer) => {
+      held = held.length === 0 ? chunk : Buffer.concat([held, chunk]);
+      const header = readProxyHeader(held);
+      if (header === null) return;
+      if ('refused' in header) return refuse(header);
+      // Paused, so that the bytes after the header go back in front of the rest, for the layer to read first.
+      socket.pause();
+      if (header.length < held.length) socket.unshift(held.subarray(header.length));
+      // Admitted before it stops waiting: a drain never finds it in neither place.
+      this.admit(socket, header.source ?? own);
+      done();
+      // Flowing again, as a socket just accepted is (the layer has its listeners now).
+      if (!socket.destroyed) socket.resume();
+    };
+    const timer =
+      this.headerTimeoutMs > 0
+        ? setTimeout(
+            () => refuse({ refused: 'proxy-header', message: `no PROXY header within ${this.headerTimeoutMs} ms`, offset: held.length }),
+            this.headerTimeoutMs,
+          )
+        : undefined;
+    socket.on('data', onData);
+    socket.on('error', () => {});
+    socket.once('close', done);
+  }
+
+  private admit(socket: net.Socket, remote: string): void {
     const id = ++this.accepted;
-    const remote = remoteOf(socket);
     // A callback of the caller's that throws ends its connection, not the process (a throw here has no caller).
     let openThrew: { error: unknown } | null = null;
     try {
@@ -172,7 +258,39 @@ export class ConnectionCore<C extends Served, Summary> {
     } catch {
       // The connection is over; a throw here had no caller and kept drain() from resolving.
     }
-    if (this.live.size === 0) this.whenEmpty?.();
+    this.endIfEmpty();
+  }
+
+  /** A drain ends once the listener is closed and no connection is open or waiting for its PROXY header. */
+  private endIfEmpty(): void {
+    if (!this.listening && this.live.size === 0 && this.waiting.size === 0) this.whenEmpty?.();
+  }
+
+  /**
+   * Closes the listener once no client has come for DRAIN_QUIET_MS. A load
+   * balancer goes on sending new clients until its next health check finds
+   * /readyz failing; closing at once refused them (it retries those
+   * elsewhere) but also reset each connection the kernel had completed and
+   * the process not yet accepted, which the balancer had counted as
+   * established and ended towards its client with a clean FIN and no bytes.
+   * So the listener stays open until the balancer has stopped, and those
+   * that come meanwhile are served as the drain serves.
+   */
+  private closeWhenQuiet(): void {
+    const wait = DRAIN_QUIET_MS - (performance.now() - this.lastAccept);
+    if (wait > 0) {
+      this.quiet = setTimeout(() => this.closeWhenQuiet(), wait);
+      return;
+    }
+    this.stopListening();
+    this.endIfEmpty();
+  }
+
+  private stopListening(): void {
+    clearTimeout(this.quiet);
+    if (!this.listening) return;
+    this.listening = false;
+    if (this.server.listening) this.server.close();
   }
 
   /**
@@ -185,16 +303,19 @@ export class ConnectionCore<C extends Served, Summary> {
     this.draining ??= new Promise<DrainResult>((resolve) => {
       const open = this.live.size;
       let cut = 0;
-      if (this.server.listening) this.server.close();
       const timer = setTimeout(() => {
+        this.stopListening();
+        for (const socket of [...this.waiting]) socket.resetAndDestroy();
         for (const c of [...this.live.values()]) if (c.cut(timeoutMs)) cut++;
+        this.endIfEmpty();
       }, timeoutMs);
       this.whenEmpty = () => {
         clearTimeout(timer);
         resolve({ connections: open, cut });
       };
+      // A connection whose PROXY header has not been read yet is served when it has been, as the drain serves.
       for (const c of [...this.live.values()]) c.draining?.();
-      if (this.live.size === 0) this.whenEmpty();
+      this.closeWhenQuiet();
     });
     return this.draining;
   }
@@ -206,6 +327,7 @@ export class ConnectionCore<C extends Served, Summary> {
 
   /** Resets every open connection at once, with nothing owed sent; returns how many. */
   reset(): number {
+    for (const socket of [...this.waiting]) socket.resetAndDestroy();
     const open = [...this.live.values()];
     for (const c of open) c.reset();
     return open.length;

@@ -38,6 +38,7 @@
 // closed when the proxy writes to it) has its exchanges in flight cancelled
 // at the server.
 
+import { DRAIN_QUIET_MS } from '../connection/defaults.js';
 import { type Accepted, ClientIdle, confirmEnd, resetAfterFlush, type Served } from '../connection/server.js';
 import { ALREADY_OPEN, OpenChannels } from '../exchange/open-channels.js';
 import { encodeFinish } from '../records/record.js';
@@ -78,6 +79,12 @@ export class ProxyConnection implements Served, ExchangeOwner {
   /** What stopped the connection, for onClose: null after a clean end. */
   private error: unknown = null;
   private drainBegun = false;
+  /** Whether a chunk's lines are being read now. */
+  private reading = false;
+  /** performance.now() of the client's last byte (of the accept, before any). */
+  private lastClientByte: number;
+  /** While draining, the wait for a connection's client to have been quiet long enough. */
+  private quiet: NodeJS.Timeout | undefined;
   /** The client sent its FIN: no line comes after it. */
   private halfClosed = false;
   /** The part of a chunk left for the next turn (LINES_PER_TURN), and whether the client's socket is backed up. */
@@ -93,6 +100,7 @@ export class ProxyConnection implements Served, ExchangeOwner {
     const { settings } = proxy;
     const socket = accepted.socket;
     this.socket = socket;
+    this.lastClientByte = accepted.opened;
     // No held-bytes limit: an exchange holds its request's params, bounded by the line limit.
     this.exchanges = new OpenChannels(settings.maxInFlight, Number.MAX_SAFE_INTEGER);
     this.lines = new LineReader(settings.maxLineBytes, {
@@ -109,6 +117,7 @@ export class ProxyConnection implements Served, ExchangeOwner {
     socket.on('error', () => {});
     socket.on('data', (chunk: Buffer) => {
       this.counts.bytesIn += chunk.length;
+      this.lastClientByte = performance.now();
       this.feed(chunk);
     });
     // Pausing stops reading lines; a pause for a full socket ends when it drains.
@@ -129,8 +138,18 @@ export class ProxyConnection implements Served, ExchangeOwner {
       this.backlog = Buffer.concat([this.backlog, chunk]);
       return;
     }
-    const taken = this.lines.pushSome(chunk, LINES_PER_TURN);
-    if (taken >= chunk.length || this.ending) return;
+    this.reading = true;
+    let taken: number;
+    try {
+      taken = this.lines.pushSome(chunk, LINES_PER_TURN);
+    } finally {
+      this.reading = false;
+    }
+    if (taken >= chunk.length || this.ending) {
+      // Every line of the chunk has been answered or refused: a connection with nothing left in flight may end now.
+      this.endIfDone();
+      return;
+    }
     this.backlog = chunk.subarray(taken);
     this.socket.pause();
     setImmediate(() => {
@@ -347,6 +366,26 @@ export class ProxyConnection implements Served, ExchangeOwner {
    */
   private endIfDone(): void {
     if (!(this.drainBegun || this.halfClosed) || this.ending || this.exchanges.size > 0) return;
+    // Not while lines already received wait to be read (the rest of a chunk, or the next turn's), nor, in a drain,
+    // while a line is partly received: each of them gets its answer or its finish first.
+    if (this.reading || this.backlog || (!this.halfClosed && this.lines.pending > 0)) return;
+    if (!this.halfClosed) {
+      // The client's next line may be on its way (from a client between two requests, or behind a load balancer,
+      // where a client's bytes trail its connection): a connection ends once its client has been quiet a while.
+      const wait = DRAIN_QUIET_MS - (performance.now() - this.lastClientByte);
+      if (wait > 0) {
+        clearTimeout(this.quiet);
+        this.quiet = setTimeout(() => this.endIfDone(), wait);
+        return;
+      }
+      // A client that has sent nothing: a clean end would read as an empty, complete answer; a reset says nothing was carried.
+      if (this.counts.bytesIn === 0) {
+        this.ending = 'drained';
+        this.lines.stop();
+        this.socket.resetAndDestroy();
+        return;
+      }
+    }
     this.ending = 'ended';
     this.lines.stop();
     this.socket.end();
@@ -396,6 +435,7 @@ export class ProxyConnection implements Served, ExchangeOwner {
 
   private onClose(): void {
     this.idle.stop();
+    clearTimeout(this.quiet);
     this.lines.stop();
     // A client that reset, or that was found gone by a write: its exchanges go with it.
     if (!this.ending) this.ending = this.exchanges.size > 0 ? 'client-gone' : 'ended';

@@ -60,6 +60,8 @@ export interface ProxyStats extends SessionCounts {
   connectionsTotal: number;
   /** Clients reset as they came because maxConnections were open. */
   connectionsRefused: number;
+  /** Connections reset for their PROXY protocol header (proxyProtocol). */
+  proxyHeaderRefused: number;
   inFlight: number;
   /** Exchanges ended, by outcome: a result frame, an error frame, or not carried. */
   results: number;
@@ -77,7 +79,7 @@ export interface ProxyStats extends SessionCounts {
 }
 
 /** The counts that are the proxy's own (the session keeps its own, and the core its connections'). */
-export type OwnCounts = Omit<ProxyStats, keyof SessionCounts | 'connectionsOpen' | 'connectionsTotal' | 'connectionsRefused'>;
+export type OwnCounts = Omit<ProxyStats, keyof SessionCounts | 'connectionsOpen' | 'connectionsTotal' | 'connectionsRefused' | 'proxyHeaderRefused'>;
 
 export function newCounts(): OwnCounts {
   return {

@@ -16,6 +16,7 @@
 // the proxy drained. A client that goes away has its exchanges in flight
 // cancelled at the server.
 
+import type { ProxyHeaderRefusal } from '../connection/proxy-header.js';
 import type net from 'node:net';
 import type { Backend } from '../backend/backend.js';
 import {
@@ -62,6 +63,12 @@ export interface ProxyOptions {
   maxConnections?: number;
   /** Milliseconds a connection may go nowhere (nothing in flight, no byte either way; or a client that takes nothing). Default 300 s; 0 never. */
   clientIdleTimeout?: number;
+  /** Each connection starts with a PROXY protocol header (version 1 or 2) naming the client, as createTcpRelay's option of that name. */
+  proxyProtocol?: boolean;
+  /** Milliseconds a connection may take to send its PROXY header (proxyProtocol). Default 5 s; 0 for no limit. */
+  proxyHeaderTimeout?: number;
+  /** Called for each connection refused for its PROXY header, with the socket's own address and why. */
+  onRefused?: (remote: string, refusal: ProxyHeaderRefusal) => void;
   /** Backoff before a server is started again: the first wait, doubled after each failure up to the max. Default 100 ms to 10 s. */
   restartDelayMs?: { first: number; max: number };
   /** How long a server must stay up before the backoff starts again from its first wait. Default 10 s. */
@@ -129,6 +136,7 @@ function liveStats(core: ConnectionCore<ProxyConnection, ProxyConnectionSummary>
     connectionsOpen: { get: () => core.open, enumerable: true },
     connectionsTotal: { get: () => core.total, enumerable: true },
     connectionsRefused: { get: () => core.refused, enumerable: true },
+    proxyHeaderRefused: { get: () => core.headerRefused, enumerable: true },
   });
   for (const source of [own, session.counts] as Array<Record<string, unknown>>) {
     for (const key of Object.keys(source)) Object.defineProperty(stats, key, { get: () => source[key], enumerable: true });
@@ -138,7 +146,7 @@ function liveStats(core: ConnectionCore<ProxyConnection, ProxyConnectionSummary>
 
 /** Starts the server and a TCP server for clients. */
 export function createProxy(options: ProxyOptions): McpProxy {
-  checkCallbacks(options, ['onFault', 'onExchange', 'onServerReady', 'onOpen', 'onClose']);
+  checkCallbacks(options, ['onFault', 'onExchange', 'onServerReady', 'onOpen', 'onClose', 'onRefused']);
   const counts = newCounts();
   const fault = (f: ProxyFault, connection: number | null) => options.onFault?.(f, connection);
   const maxMessageBytes = checkCount('maxMessageBytes', options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, 1);
@@ -193,7 +201,15 @@ export function createProxy(options: ProxyOptions): McpProxy {
   };
   // allowHalfOpen: a client that has sent its last request (FIN) still gets every answer.
   const core: ConnectionCore<ProxyConnection, ProxyConnectionSummary> = new ConnectionCore(
-    { maxConnections: options.maxConnections, allowHalfOpen: true, onOpen: options.onOpen, onClose: options.onClose },
+    {
+      maxConnections: options.maxConnections,
+      allowHalfOpen: true,
+      proxyProtocol: options.proxyProtocol === true,
+      proxyHeaderTimeoutMs: options.proxyHeaderTimeout,
+      onRefused: options.onRefused,
+      onOpen: options.onOpen,
+      onClose: options.onClose,
+    },
     (accepted) => new ProxyConnection(context, accepted, (error, summary) => core.closed(accepted.id, error, summary)),
   );
   session.start();

@@ -66,6 +66,7 @@ import {
   DEFAULT_DRAIN_TIMEOUT_MS,
   DEFAULT_IDLE_TIMEOUT_MS,
   DEFAULT_MAX_LINE_BYTES,
+  DRAIN_QUIET_MS,
 } from '../connection/defaults.js';
 import {
   type Accepted,
@@ -79,6 +80,7 @@ import {
   resetAfterFlush,
   type Served,
 } from '../connection/server.js';
+import type { ProxyHeaderRefusal } from '../connection/proxy-header.js';
 import { giveSlab, SLAB_SIZE, takeSlab } from '../streams/read-slabs.js';
 import { type Endpoint, parseEndpoint } from './endpoint.js';
 import type { RelayFault } from './fault.js';
@@ -174,6 +176,8 @@ export interface TcpRelayStats
   connectionsTotal: number;
   /** Clients reset as they came because maxConnections were open. */
   connectionsRefused: number;
+  /** Connections reset for their PROXY protocol header (proxyProtocol): none, a malformed one, or none in time. */
+  proxyHeaderRefused: number;
   /** Faults reported, in all and by reason, upstream failures and drain timeouts included. */
   faults: number;
   faultsByReason: Partial<Record<ConnectionFault['reason'], number>>;
@@ -240,6 +244,20 @@ export interface TcpRelayOptions extends Omit<RelayOptions, 'onFault' | 'endpoin
   clientIdleTimeout?: number;
   /** Most connections open at once; past it a new client is reset as it comes. Default 10,000; 0 for no limit. */
   maxConnections?: number;
+  /**
+   * Each connection starts with a PROXY protocol header, version 1 or 2,
+   * from the load balancer in front (HAProxy's send-proxy, an AWS NLB's
+   * proxy protocol v2): the client it names is the `remote` that onOpen and
+   * the close summary give. A connection without a valid header within 5 s
+   * is reset before anything is relayed, counted in proxyHeaderRefused and
+   * told onRefused. Turn it on only behind a balancer that sends one: a
+   * client could otherwise name any address it liked.
+   */
+  proxyProtocol?: boolean;
+  /** Milliseconds a connection may take to send its PROXY header (proxyProtocol). Default 5 s; 0 for no limit. */
+  proxyHeaderTimeout?: number;
+  /** Called for each connection refused for its PROXY header, with the socket's own address and why. */
+  onRefused?: (remote: string, refusal: ProxyHeaderRefusal) => void;
   /**
    * How to open the upstream connection (TLS, a test's socket that never
    * connects). Left out, net.connect, reading into buffers the relay reuses.
@@ -416,6 +434,12 @@ class RelayConnection implements Served {
   private drainBegun = false;
   /** The client has sent bytes since upstream last did: a request may be waiting for its answer. */
   private clientSent = false;
+  /** Whether the client has sent any byte at all. */
+  private clientEverSent = false;
+  /** performance.now() of the client's last byte (of the accept, before any). */
+  private lastClientByte: number;
+  /** While draining, the wait for an idle connection's client to have been quiet long enough. */
+  private quiet: NodeJS.Timeout | undefined;
   private faultCount = 0;
   /** The slab the upstream socket is reading into, and whether the last read filled a small one (more was waiting). */
   private reading: Uint8Array | null = null;
@@ -428,6 +452,7 @@ class RelayConnection implements Served {
   ) {
     const { options } = settings;
     const client = accepted.socket;
+    this.lastClientByte = accepted.opened;
     this.failed = accepted.openThrew !== null;
     // Our own dial reads into slabs that go back to a pool (streams/read-slabs.ts).
     const slabs = !accepted.openThrew && !options.dial;
@@ -456,6 +481,8 @@ class RelayConnection implements Served {
     client.on('error', () => {});
     client.on('data', () => {
       this.clientSent = true;
+      this.clientEverSent = true;
+      this.lastClientByte = performance.now();
     });
     client.on('drain', () => this.endIfIdle());
     // A client's half-close goes upstream: it has sent its last request (a reset read as an end is found first).
@@ -466,6 +493,8 @@ class RelayConnection implements Served {
     client.pipe(this.upstream, { end: false });
     const clientClosed = new Promise((resolve) => client.once('close', resolve));
     this.piped.done.then((end) => this.finish(end, clientClosed));
+    // Accepted as a drain began (the last of the listener's backlog, or a worker's): served as the drain serves.
+    if (accepted.draining) this.draining();
   }
 
   /** The upstream connection: our own, reading into slabs, or the caller's dial, or a socket failing with what onOpen threw. */
@@ -568,6 +597,20 @@ class RelayConnection implements Served {
   private endIfIdle(): void {
     if (!this.drainBegun || !this.relaying || this.failed || this.clientSent) return;
     if (this.accepted.socket.writableLength > 0) return;
+    // The client's next request may be on its way (from a client between two requests, or behind a load balancer,
+    // where a client's bytes trail its connection): an idle connection ends once its client has been quiet a while.
+    const wait = DRAIN_QUIET_MS - (performance.now() - this.lastClientByte);
+    if (wait > 0) {
+      clearTimeout(this.quiet);
+      this.quiet = setTimeout(() => this.endIfIdle(), wait);
+      return;
+    }
+    // Nothing carried yet, either way: a clean end would read as an empty, complete answer; a reset says nothing was.
+    if (!this.clientEverSent && this.piped.stats.bytesIn === 0) {
+      this.drained = true;
+      this.piped.abort(new Error('drained before anything was carried'));
+      return;
+    }
     this.piped.endIdle();
   }
 
@@ -592,6 +635,7 @@ class RelayConnection implements Served {
     this.relaying = false;
     if (this.connectTimer) clearTimeout(this.connectTimer);
     if (this.idleTimer) clearTimeout(this.idleTimer);
+    clearTimeout(this.quiet);
     this.clientIdle.stop();
     // The client went away: upstream is reset, as the client reset us (a FIN would say it sent its last request,
     // and a proxy would answer the rest for no one).
@@ -684,6 +728,7 @@ function liveStats(core: ConnectionCore<RelayConnection, ConnectionSummary>, tot
     connectionsOpen: { get: () => core.open, enumerable: true },
     connectionsTotal: { get: () => core.total, enumerable: true },
     connectionsRefused: { get: () => core.refused, enumerable: true },
+    proxyHeaderRefused: { get: () => core.headerRefused, enumerable: true },
     faults: { get: () => totals.faults, enumerable: true },
     faultsByReason: { get: () => ({ ...totals.byReason }), enumerable: true },
     upstreamFailures: { get: () => ({ ...totals.upstream }), enumerable: true },
@@ -706,7 +751,7 @@ export function createTcpRelay(options: TcpRelayOptions): TcpRelay {
   const upstream = checkUpstream(options.upstream);
   const auto = options.endpoint === 'auto';
   resolveRelayOptions(auto ? { ...options, endpoint: () => undefined } : (options as Omit<RelayOptions, 'onFault'>));
-  checkCallbacks(options, ['dial', 'onFault', 'onOpen', 'onClose']);
+  checkCallbacks(options, ['dial', 'onFault', 'onOpen', 'onClose', 'onRefused']);
   const totals = new Totals();
   const settings: Settings = {
     options,
@@ -723,7 +768,15 @@ export function createTcpRelay(options: TcpRelayOptions): TcpRelay {
   };
   // allowHalfOpen: a client that has sent its last request (FIN) still gets every answer.
   const core: ConnectionCore<RelayConnection, ConnectionSummary> = new ConnectionCore(
-    { maxConnections: options.maxConnections, allowHalfOpen: true, onOpen: options.onOpen, onClose: options.onClose },
+    {
+      maxConnections: options.maxConnections,
+      allowHalfOpen: true,
+      proxyProtocol: options.proxyProtocol === true,
+      proxyHeaderTimeoutMs: options.proxyHeaderTimeout,
+      onRefused: options.onRefused,
+      onOpen: options.onOpen,
+      onClose: options.onClose,
+    },
     (accepted) => new RelayConnection(settings, accepted, (error, summary) => core.closed(accepted.id, error, summary)),
   );
   const drain = (timeoutMs = DEFAULT_DRAIN_TIMEOUT_MS) => core.drain(timeoutMs);

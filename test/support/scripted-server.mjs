@@ -72,9 +72,16 @@ lines.on('line', (line) => {
   }
   const uri = m.params?.uri ?? m.params?.cursor;
   const id = JSON.stringify(m.id);
+  // scripted://fill/N/C: a text of N times the character C.
   const filled = /^scripted:\/\/fill\/(\d+)\/([A-Za-z0-9])$/.exec(uri ?? '');
   if (filled) {
     write(`{"result":{"contents":[{"uri":"scripted://fill","text":"${filled[2].repeat(Number(filled[1]))}"}]},"jsonrpc":"2.0","id":${id}}`);
+    return;
+  }
+  // scripted://later/MS: answered after MS milliseconds.
+  const later = /^scripted:\/\/later\/(\d+)$/.exec(uri ?? '');
+  if (later) {
+    setTimeout(() => write(`{"jsonrpc":"2.0","id":${id},"result":{"contents":[{"uri":${JSON.stringify(uri)},"text":"later"}]}}`), Number(later[1]));
     return;
   }
   const sized = /^scripted:\/\/(size|size-id-first|no-id)\/(\d+)$/.exec(uri ?? '');

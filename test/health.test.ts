@@ -1,0 +1,82 @@
+// GET /healthz and GET /readyz, for load balancers: on --health without metrics, on --metrics with them, and under
+// --workers from the primary. /readyz answers 503 from the moment a drain begins, while connections still finish.
+
+import { spawnSync } from 'node:child_process';
+import net from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { encodeFinish, encodeResponse } from '../src/records/record.js';
+import { httpStatus } from './support/haproxy.js';
+import { bin, type RelayProcess, startRelay, upstreamServer } from './support/relay-process.js';
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+const frame = Uint8Array.from([0, ...new TextEncoder().encode('{"resources":[]}')]);
+
+/** A relay whose upstream holds channel 1 open until `release()`: a drain then waits for its client. */
+async function busyRelay(flags: string[]): Promise<{ relay: RelayProcess; client: net.Socket; release: () => void }> {
+  const held: net.Socket[] = [];
+  const upstream = await upstreamServer((s) => {
+    s.once('data', () => {
+      held.push(s);
+      s.write(encodeResponse(1, frame));
+    });
+  });
+  cleanups.push(() => upstream.close());
+  const relay = await startRelay(upstream.port, flags);
+  cleanups.push(() => relay.kill());
+  const client = net.connect(relay.port, '127.0.0.1');
+  client.on('error', () => {});
+  client.on('data', () => {});
+  client.write('ask');
+  cleanups.push(() => client.destroy());
+  const deadline = Date.now() + 10_000;
+  while (held.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  return {
+    relay,
+    client,
+    release: () => {
+      for (const s of held) s.end(encodeFinish(1));
+    },
+  };
+}
+
+describe('/healthz and /readyz', () => {
+  for (const [what, extra] of [
+    ['--health, one process', []],
+    ['--health, --workers 2 (the primary answers)', ['--workers', '2']],
+    ['--metrics', ['metrics']],
+  ] as const) {
+    it(`${what}: 200 and 200 while it serves; /readyz 503 once a drain begins, while a connection still finishes`, async () => {
+      const flags = extra[0] === 'metrics' ? ['--metrics', '127.0.0.1:0'] : ['--health', '127.0.0.1:0', ...extra];
+      const { relay, release } = await busyRelay([...flags, '--drain-timeout', '30', '--log-level', 'info']);
+      // The listening line names the port it got.
+      const at = String(relay.first[extra[0] === 'metrics' ? 'metrics' : 'health']);
+      expect(at).toMatch(/^127\.0\.0\.1:\d+$/);
+      const port = Number(at.split(':')[1]);
+      expect(await httpStatus(port, '/healthz')).toBe(200);
+      expect(await httpStatus(port, '/readyz')).toBe(200);
+      expect(await httpStatus(port, '/nowhere')).toBe(404);
+      relay.child.kill('SIGTERM');
+      await relay.line((l) => l.event === 'drain');
+      expect(await httpStatus(port, '/readyz')).toBe(503);
+      expect(await httpStatus(port, '/healthz')).toBe(200);
+      release();
+      expect(await relay.exited).toEqual({ code: 0, signal: null });
+    }, 30_000);
+  }
+
+  it('--health and --metrics do not go together, and --health needs --listen', () => {
+    for (const args of [
+      ['relay', '--listen', '127.0.0.1:0', '--upstream', '127.0.0.1:1', '--health', '127.0.0.1:0', '--metrics', '127.0.0.1:0'],
+      ['relay', '--health', '127.0.0.1:0'],
+      ['proxy', '--listen', '127.0.0.1:0', '--health', 'nowhere', '--', 'true'],
+    ]) {
+      const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
+      expect(r.status, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(/^mcp-frames: (relay|proxy): .*--health/);
+    }
+  });
+});
