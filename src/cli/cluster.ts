@@ -58,6 +58,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import net from 'node:net';
 import os from 'node:os';
+import { DRAIN_QUIET_MS } from '../connection/defaults.js';
 import { DEFAULT_MAX_CONNECTIONS } from '../relay/tcp.js';
 import { UsageError } from './args.js';
 import { fsReason, type Io } from './io.js';
@@ -128,6 +129,10 @@ class Primary {
   private readonly bySlot = new Map<Worker, Slot>();
   private restarts = 0;
   private stopping = false;
+  /** Set once a drain has closed the listener: a client accepted after that is reset. */
+  private closed = false;
+  /** performance.now() of the last accept: a drain closes the listener once none has come for DRAIN_QUIET_MS. */
+  private lastAccept = Number.NEGATIVE_INFINITY;
   /** A signal began the drain (a listen that failed stops the workers too, without one). */
   private signalled = false;
   /** Exits whose worker's channel has not closed yet, and orphans not yet reset: the primary waits for them before it settles. */
@@ -167,10 +172,11 @@ class Primary {
     for (let k = 0; k < this.config.workers; k++) this.fork();
   }
 
-  /** A new connection: held, and queued for a worker; reset while stopping, or past --max-connections. */
+  /** A new connection: held, and queued for a worker; reset once a drain has closed the listener, or past --max-connections. */
   private accept(socket: net.Socket): void {
     socket.on('error', () => {});
-    if (this.stopping) {
+    this.lastAccept = performance.now();
+    if (this.closed) {
       socket.resetAndDestroy();
       return;
     }
@@ -313,6 +319,23 @@ class Primary {
     if (this.bySlot.size === 0 && this.closing === 0) this.settle(0);
   }
 
+  /**
+   * Closes the listener once no client has come for DRAIN_QUIET_MS, as a
+   * single process does (ConnectionCore): a balancer sends clients until its
+   * next check finds /readyz failing, and those the kernel had completed
+   * when the listener closed would be reset. Until then each client is
+   * handed to a worker, which serves it as its drain serves.
+   */
+  private closeWhenQuiet(): void {
+    const wait = DRAIN_QUIET_MS - (performance.now() - this.lastAccept);
+    if (wait > 0) {
+      setTimeout(() => this.closeWhenQuiet(), wait);
+      return;
+    }
+    this.closed = true;
+    this.listener.close();
+  }
+
   /** Whether the relay as a whole takes new clients: listening, not stopping, with a worker that listens. */
   private ready(): boolean {
     return !this.stopping && this.listener.listening && this.slots.some((s) => s.listening && s.worker.isConnected());
@@ -386,7 +409,7 @@ class Primary {
     if (this.signalled) this.abort(signal);
     this.signalled = true;
     this.stopping = true;
-    this.listener.close();
+    this.closeWhenQuiet();
     // Accepted, but no worker was ready to take them: nobody will relay them.
     for (const id of this.waiting.splice(0)) this.release(id, true);
     this.log.line('info', 'drain', { signal, timeoutMs: this.config.drainTimeoutMs, workers: this.bySlot.size });

@@ -8,6 +8,7 @@
 // serves them alone when `--metrics` is off.
 
 import http from 'node:http';
+import type net from 'node:net';
 import type { Endpoint } from '../relay/endpoint.js';
 
 /**
@@ -18,6 +19,9 @@ import type { Endpoint } from '../relay/endpoint.js';
  * Scrapers and health checkers are few, and each keeps one connection.
  */
 export const METRICS_MAX_CONNECTIONS = 32;
+
+/** How long a connection may take to send a whole request, or stay idle: a health check asks at once. */
+const REQUEST_TIMEOUT_MS = 5_000;
 
 export interface HttpEndpoints {
   /** The metrics text and its content type, when metrics are served. */
@@ -58,7 +62,9 @@ function answer(endpoints: HttpEndpoints, request: http.IncomingMessage, respons
 
 /**
  * Serves the port at `at`. Resolves with the server and the port it
- * listens on, or rejects with the listen error.
+ * listens on, or rejects with the listen error. It holds at most
+ * METRICS_MAX_CONNECTIONS; past it, the oldest that has asked nothing is
+ * closed, and a connection gets REQUEST_TIMEOUT_MS to ask.
  *
  * # One request at a time on a connection
  *
@@ -72,8 +78,12 @@ function answer(endpoints: HttpEndpoints, request: http.IncomingMessage, respons
  */
 export async function serveHttp(at: Endpoint, endpoints: HttpEndpoints): Promise<{ server: http.Server; port: number }> {
   const answering = new WeakSet<object>();
-  const server = http.createServer((request, response) => {
+  // Connections that have not sent a whole request yet, oldest first; and all of them.
+  const silent = new Set<net.Socket>();
+  let open = 0;
+  const server = http.createServer({ headersTimeout: REQUEST_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS }, (request, response) => {
     const socket = request.socket;
+    silent.delete(socket);
     if (answering.has(socket) || socket.destroyed) {
       socket.destroy();
       return;
@@ -82,7 +92,27 @@ export async function serveHttp(at: Endpoint, endpoints: HttpEndpoints): Promise
     response.once('close', () => answering.delete(socket));
     answer(endpoints, request, response);
   });
-  server.maxConnections = METRICS_MAX_CONNECTIONS;
+  server.on('connection', (socket: net.Socket) => {
+    // At the bound, the oldest connection that has asked nothing makes room: connections that say nothing cannot
+    // hold the port, and a health check that comes still gets its answer. With none to let go, the new one goes.
+    if (open >= METRICS_MAX_CONNECTIONS) {
+      const oldest = silent.values().next().value;
+      if (oldest === undefined) {
+        socket.destroy();
+        return;
+      }
+      silent.delete(oldest);
+      oldest.destroy();
+    }
+    open++;
+    silent.add(socket);
+    socket.once('close', () => {
+      open--;
+      silent.delete(socket);
+    });
+  });
+  // An idle connection (no request yet, or none since its last answer) is closed after a while.
+  server.setTimeout(REQUEST_TIMEOUT_MS);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(at.port, at.host, () => resolve());

@@ -315,11 +315,13 @@ export async function serveWorker(config: ServeConfig, io: Io): Promise<number> 
   }
 
   let draining = false;
+  let drainEnded = false;
   const drain = async (why: string) => {
     if (draining) return;
     draining = true;
     log.line('info', 'drain', { signal: why, timeoutMs: config.drainTimeoutMs, connections: server.stats.connectionsOpen });
     const drained = await server.drain(config.drainTimeoutMs);
+    drainEnded = true;
     log.line('info', 'drained', { ...drained });
     // Every connection's closed message has left before the worker exits: one lost would have the
     // primary reset a connection that had ended properly.
@@ -339,7 +341,8 @@ export async function serveWorker(config: ServeConfig, io: Io): Promise<number> 
       return;
     }
     socket.once('close', () => send({ type: 'mcp-frames:closed', id }));
-    if (draining) {
+    // Handed over while the primary waits for quiet: served as the drain serves; once the drain has ended, reset.
+    if (drainEnded) {
       socket.on('error', () => {});
       socket.resetAndDestroy();
       return;

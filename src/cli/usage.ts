@@ -82,8 +82,8 @@ function commandText(name: CommandName): string {
   mcp-frames relay --listen HOST:PORT --upstream HOST:PORT [same flags]
                    [--connect-timeout S] [--idle-timeout S] [--drain-timeout S]
                    [--client-idle-timeout S] [--max-connections N]
-                   [--workers N|auto] [--metrics HOST:PORT]
-                   [--log-level error|warn|info]
+                   [--workers N|auto] [--metrics HOST:PORT | --health HOST:PORT]
+                   [--proxy-protocol] [--log-level error|warn|info]
       Forwards every valid record byte for byte, from IN (or stdin) to OUT
       (or stdout), or from each TCP client's own upstream connection back to
       the client. A response whose frame fails is dropped and its finish goes
@@ -92,8 +92,9 @@ function commandText(name: CommandName): string {
       line on stderr. --validate json (default) checks the tag and strict
       JSON; full also the --endpoint schema; none only records and sequences.
       A TCP relay prints {"listening":...} on stderr and runs until SIGTERM
-      or SIGINT; then it drains: it stops accepting, lets open connections
-      end for up to --drain-timeout, gives each one still open a finish for
+      or SIGINT; then it drains: /readyz answers 503, it stops accepting once
+      no client has come for a second, lets open connections end (an idle
+      one once its client has been quiet a second) for up to --drain-timeout, gives each one still open a finish for
       each open channel and a reset, and exits 0. A second signal exits at
       once (128 + the signal's number), resetting every open connection.
       With --workers, node:cluster runs that many worker processes; the
@@ -122,8 +123,8 @@ function commandText(name: CommandName): string {
                    [--client-idle-timeout S]
                    [--drain-timeout S] [--max-connections N]
                    [--max-client-queue N] [--max-line-bytes N]
-                   [--max-message-bytes N] [--metrics HOST:PORT]
-                   [--log-level error|warn|info]
+                   [--max-message-bytes N] [--metrics HOST:PORT | --health HOST:PORT]
+                   [--proxy-protocol] [--log-level error|warn|info]
                    (-- COMMAND [ARGS...] | --server-url URL)
       Runs COMMAND as a stdio MCP server, or reaches the Streamable HTTP
       server at URL, initializes it once, and serves TCP clients. A client

@@ -90,8 +90,9 @@ function readV1(bytes: Uint8Array): ProxyHeader | ProxyHeaderRefusal | null {
   const [, family, source, destination, sport, dport] = fields;
   const isIp = family === 'TCP4' ? net.isIPv4 : family === 'TCP6' ? net.isIPv6 : null;
   if (isIp === null) return refusal(`a PROXY version 1 protocol is TCP4, TCP6 or UNKNOWN, not '${family}'`, V1_PREFIX.length);
-  if (!isIp(source) || !isIp(destination))
-    return refusal(`a PROXY version 1 ${family} line's addresses are ${family === 'TCP4' ? 'IPv4' : 'IPv6'}`, end);
+  // A zone id ("fe80::1%eth0") names an interface of the host that reads it, never a remote client.
+  if (!isIp(source) || !isIp(destination) || source.includes('%') || destination.includes('%'))
+    return refusal(`a PROXY version 1 ${family} line's addresses are ${family === 'TCP4' ? 'IPv4' : 'IPv6'}, with no zone`, end);
   const port = portOf(sport);
   if (port < 0 || portOf(dport) < 0) return refusal('a PROXY version 1 port is a decimal number from 0 to 65535', end);
   return { ...header, source: family === 'TCP4' ? `${source}:${port}` : `[${source}]:${port}` };
@@ -131,8 +132,14 @@ function readV2(bytes: Uint8Array): ProxyHeader | ProxyHeaderRefusal | null {
   return { ...header, source: family === 1 ? `${source}:${port}` : `[${source}]:${port}` };
 }
 
-/** Sixteen bytes as an IPv6 address in its short form (RFC 5952): the longest run of two or more zero groups as "::". */
+/**
+ * Sixteen bytes as an IPv6 address in its short form (RFC 5952): the
+ * longest run of two or more zero groups as "::", and an IPv4-mapped
+ * address with its IPv4 part dotted ("::ffff:203.0.113.7"), as Node and a
+ * version 1 header write it.
+ */
 function ipv6(b: Uint8Array): string {
+  if (b.subarray(0, 10).every((x) => x === 0) && b[10] === 0xff && b[11] === 0xff) return `::ffff:${b.subarray(12, 16).join('.')}`;
   const groups = Array.from({ length: 8 }, (_, k) => ((b[2 * k] << 8) | b[2 * k + 1]).toString(16));
   let best = -1;
   let bestLength = 1;

@@ -380,6 +380,19 @@ export function confirmEnd(socket: net.Socket): void {
   if (!socket.destroyed && socket.writable) socket.write(EMPTY);
 }
 
+/**
+ * Resets `socket` (a RST, never a FIN), unless its FIN has already been
+ * sent: a reset may not follow a shutdown (libuv forbids mixing
+ * uv_shutdown and uv_tcp_close_reset), and one that did left the handle
+ * referenced, so that the process spun at exit instead of exiting. A
+ * socket whose FIN has gone is destroyed plainly.
+ */
+export function resetSocket(socket: net.Socket): void {
+  if (socket.destroyed) return;
+  if (socket.writableEnded) socket.destroy();
+  else socket.resetAndDestroy();
+}
+
 /** How long what was last written gets to reach the client before a reset. */
 const RESET_LINGER_MS = 200;
 /** The longest the core waits for the last write to leave the process before a reset. */
@@ -411,5 +424,5 @@ export async function resetAfterFlush(socket: net.Socket): Promise<void> {
     clearTimeout(timer);
     if (flushed) await new Promise((resolve) => setTimeout(resolve, RESET_LINGER_MS));
   }
-  if (!socket.destroyed) socket.resetAndDestroy();
+  resetSocket(socket);
 }

@@ -39,7 +39,7 @@
 // at the server.
 
 import { DRAIN_QUIET_MS } from '../connection/defaults.js';
-import { type Accepted, ClientIdle, confirmEnd, resetAfterFlush, type Served } from '../connection/server.js';
+import { type Accepted, ClientIdle, confirmEnd, resetAfterFlush, resetSocket, type Served } from '../connection/server.js';
 import { ALREADY_OPEN, OpenChannels } from '../exchange/open-channels.js';
 import { encodeFinish } from '../records/record.js';
 import { Status } from '../wire/status.js';
@@ -329,7 +329,7 @@ export class ProxyConnection implements Served, ExchangeOwner {
     this.error = error;
     this.lines.stop();
     this.cancelAll(why === 'reset' ? 'the proxy is stopping' : 'the client was given up on');
-    if (!this.socket.destroyed) this.socket.resetAndDestroy();
+    resetSocket(this.socket);
   }
 
   /** The client sent its FIN: it has sent its last request. A line it left without its line feed is refused. */
@@ -382,7 +382,7 @@ export class ProxyConnection implements Served, ExchangeOwner {
       if (this.counts.bytesIn === 0) {
         this.ending = 'drained';
         this.lines.stop();
-        this.socket.resetAndDestroy();
+        resetSocket(this.socket);
         return;
       }
     }
@@ -405,7 +405,7 @@ export class ProxyConnection implements Served, ExchangeOwner {
       }
       // Answers it has not taken would be dropped, and a FIN after them would read as a clean end: a reset says they were cut.
       this.ending = 'drained';
-      this.socket.resetAndDestroy();
+      resetSocket(this.socket);
       return true;
     }
     this.ending = 'drained';

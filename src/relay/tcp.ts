@@ -78,6 +78,7 @@ import {
   confirmEnd,
   type DrainResult,
   resetAfterFlush,
+  resetSocket,
   type Served,
 } from '../connection/server.js';
 import type { ProxyHeaderRefusal } from '../connection/proxy-header.js';
@@ -348,9 +349,8 @@ function failingSocket(error: unknown): net.Socket {
 
 /** Resets `socket`, or destroys it where it cannot be reset (a dial's TLS socket, one never connected). */
 function resetOrDestroy(socket: net.Socket): void {
-  if (socket.destroyed) return;
   try {
-    socket.resetAndDestroy();
+    resetSocket(socket);
   } catch {
     socket.destroy();
   }
@@ -627,7 +627,7 @@ class RelayConnection implements Served {
 
   reset(): void {
     this.upstream.destroy();
-    if (!this.accepted.socket.destroyed) this.accepted.socket.resetAndDestroy();
+    resetSocket(this.accepted.socket);
   }
 
   /** The relay is done: the client gets its FIN (upstream ended cleanly) or its reset, then the connection is summed up. */

@@ -2,6 +2,7 @@
 
 import net from 'node:net';
 import { type ByteStream, McpFramesClient } from '../client/client.js';
+import { resetSocket } from '../connection/server.js';
 import { parseEndpoint } from '../relay/endpoint.js';
 import type { ClientTarget, ConnectOptions } from './client-api.js';
 import './node.js';
@@ -79,7 +80,7 @@ function socketStreams(socket: net.Socket): ByteStream {
       },
       // The client gave up on what it was reading (abort()): a reset, so that the proxy cancels what is in flight.
       cancel() {
-        if (!socket.destroyed) socket.resetAndDestroy();
+        resetSocket(socket);
       },
     },
     { highWaterMark: 1 },
@@ -101,7 +102,7 @@ function socketStreams(socket: net.Socket): ByteStream {
     },
     // A reset, never a FIN: a FIN says the client has sent its last request, and the proxy would answer the rest.
     abort() {
-      if (!socket.destroyed) socket.resetAndDestroy();
+      resetSocket(socket);
     },
   });
   return { readable, writable };
