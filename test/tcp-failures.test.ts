@@ -15,7 +15,13 @@ afterEach(closeListening);
 
 /** An upstream that runs `behave` on each connection. */
 function upstreamServer(behave: (socket: net.Socket) => void): Promise<number> {
-  return listen(net.createServer(behave));
+  // A relay whose client goes away resets its upstream connection: the upstream sees ECONNRESET, as it should.
+  return listen(
+    net.createServer((socket) => {
+      socket.on('error', () => {});
+      behave(socket);
+    }),
+  );
 }
 
 async function relayTo(upstreamPort: number, options: Partial<TcpRelayOptions> = {}): Promise<{ port: number; faults: ConnectionFault[] }> {
