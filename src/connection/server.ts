@@ -84,6 +84,34 @@ export interface CoreOptions<Summary> {
   onClose?: (connection: number, error: unknown, summary: Summary) => void;
 }
 
+/** The options the relay and the proxy both take for their connections, as a layer names them. */
+export interface ServingOptions<Summary> {
+  maxConnections?: number;
+  proxyProtocol?: boolean;
+  /** Milliseconds (the core's proxyHeaderTimeoutMs). */
+  proxyHeaderTimeout?: number;
+  onRefused?: (remote: string, refusal: ProxyHeaderRefusal) => void;
+  onOpen?: (connection: number, remote: string) => void;
+  onClose?: (connection: number, error: unknown, summary: Summary) => void;
+}
+
+/**
+ * The core's options for a layer that serves clients who may half-close:
+ * allowHalfOpen, so that a client that has sent its last request (FIN)
+ * still gets every answer.
+ */
+export function servingOptions<Summary>(options: ServingOptions<Summary>): CoreOptions<Summary> {
+  return {
+    maxConnections: options.maxConnections,
+    allowHalfOpen: true,
+    proxyProtocol: options.proxyProtocol === true,
+    proxyHeaderTimeoutMs: options.proxyHeaderTimeout,
+    onRefused: options.onRefused,
+    onOpen: options.onOpen,
+    onClose: options.onClose,
+  };
+}
+
 /** The client's address as a log line names it. */
 function remoteOf(socket: net.Socket): string {
   const address = socket.remoteAddress;

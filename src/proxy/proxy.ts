@@ -26,7 +26,7 @@ import {
   DEFAULT_MAX_CLIENT_QUEUE_BYTES,
   DEFAULT_MAX_LINE_BYTES,
 } from '../connection/defaults.js';
-import { checkCallbacks, checkCount, checkTimeout, ConnectionCore, type DrainResult } from '../connection/server.js';
+import { checkCallbacks, checkCount, checkTimeout, ConnectionCore, type DrainResult, servingOptions } from '../connection/server.js';
 import type { FrameCodec } from '../frame/frame.js';
 import { DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_OPEN_CHANNELS } from '../records/limits.js';
 import { ANSWER_LEVELS, type AnswerLevel } from './answer.js';
@@ -199,17 +199,8 @@ export function createProxy(options: ProxyOptions): McpProxy {
           options.onExchange?.({ connection, channel: exchange.channel, method: exchange.method, payload, message: new Uint8Array(message), ms })
       : undefined,
   };
-  // allowHalfOpen: a client that has sent its last request (FIN) still gets every answer.
   const core: ConnectionCore<ProxyConnection, ProxyConnectionSummary> = new ConnectionCore(
-    {
-      maxConnections: options.maxConnections,
-      allowHalfOpen: true,
-      proxyProtocol: options.proxyProtocol === true,
-      proxyHeaderTimeoutMs: options.proxyHeaderTimeout,
-      onRefused: options.onRefused,
-      onOpen: options.onOpen,
-      onClose: options.onClose,
-    },
+    servingOptions(options),
     (accepted) => new ProxyConnection(context, accepted, (error, summary) => core.closed(accepted.id, error, summary)),
   );
   session.start();

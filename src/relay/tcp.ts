@@ -79,6 +79,7 @@ import {
   type DrainResult,
   resetAfterFlush,
   resetSocket,
+  servingOptions,
   type Served,
 } from '../connection/server.js';
 import type { ProxyHeaderRefusal } from '../connection/proxy-header.js';
@@ -766,17 +767,8 @@ export function createTcpRelay(options: TcpRelayOptions): TcpRelay {
     },
     retire: (stats) => totals.retire(stats),
   };
-  // allowHalfOpen: a client that has sent its last request (FIN) still gets every answer.
   const core: ConnectionCore<RelayConnection, ConnectionSummary> = new ConnectionCore(
-    {
-      maxConnections: options.maxConnections,
-      allowHalfOpen: true,
-      proxyProtocol: options.proxyProtocol === true,
-      proxyHeaderTimeoutMs: options.proxyHeaderTimeout,
-      onRefused: options.onRefused,
-      onOpen: options.onOpen,
-      onClose: options.onClose,
-    },
+    servingOptions(options),
     (accepted) => new RelayConnection(settings, accepted, (error, summary) => core.closed(accepted.id, error, summary)),
   );
   const drain = (timeoutMs = DEFAULT_DRAIN_TIMEOUT_MS) => core.drain(timeoutMs);
