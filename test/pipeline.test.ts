@@ -124,13 +124,8 @@ describe('proxy -> relay --validate full (endpoint auto) -> client', () => {
 });
 
 describe("createTcpRelay({ endpoint: 'auto' })", () => {
-  it('refuses a response on a channel no request line named: it cannot be judged by a schema', async () => {
-    const frame = listResources.encode({ kind: 'result', result: { resources: [] } });
-    const upstream = net.createServer((s) => {
-      s.on('error', () => {});
-      // Channel 1 was asked for as resources/list; channel 2 by no line at all.
-      s.once('data', () => s.end(Buffer.concat([encodeResponse(1, frame), encodeFinish(1), encodeResponse(2, frame), encodeFinish(2)])));
-    });
+  /** `upstream` listening, a relay in front of it at 'full' with endpoint 'auto', and a client of the relay. */
+  async function autoRelayTo(upstream: net.Server) {
     await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
     cleanups.push(() => upstream.close());
     const faults: ConnectionFault[] = [];
@@ -144,6 +139,17 @@ describe("createTcpRelay({ endpoint: 'auto' })", () => {
     cleanups.push(() => relay.close());
     const client = await ProxyClient.connect((relay.address() as net.AddressInfo).port);
     cleanups.push(() => client.close());
+    return { faults, client };
+  }
+
+  it('refuses a response on a channel no request line named: it cannot be judged by a schema', async () => {
+    const frame = listResources.encode({ kind: 'result', result: { resources: [] } });
+    const upstream = net.createServer((s) => {
+      s.on('error', () => {});
+      // Channel 1 was asked for as resources/list; channel 2 by no line at all.
+      s.once('data', () => s.end(Buffer.concat([encodeResponse(1, frame), encodeFinish(1), encodeResponse(2, frame), encodeFinish(2)])));
+    });
+    const { faults, client } = await autoRelayTo(upstream);
     const second = client.finishOf(2);
     const first = await client.exchange(1, 'resources/list', {});
     expect(first.payload).not.toBeNull();
@@ -181,19 +187,7 @@ describe("createTcpRelay({ endpoint: 'auto' })", () => {
         }
       });
     });
-    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-    cleanups.push(() => upstream.close());
-    const faults: ConnectionFault[] = [];
-    const relay = createTcpRelay({
-      upstream: `127.0.0.1:${(upstream.address() as net.AddressInfo).port}`,
-      validate: 'full',
-      endpoint: 'auto',
-      onFault: (f) => faults.push(f),
-    });
-    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
-    cleanups.push(() => relay.close());
-    const client = await ProxyClient.connect((relay.address() as net.AddressInfo).port);
-    cleanups.push(() => client.close());
+    const { faults, client } = await autoRelayTo(upstream);
     const first = client.finishOf(1);
     // The second line names channel 1 while its exchange is in flight: the proxy gives it nothing.
     client.socket.write('{"channel":1,"method":"tools/list"}\n{"channel":1,"method":"resources/read","params":{"uri":"x"}}\n');
