@@ -218,7 +218,9 @@ describe('a rolling restart behind HAProxy (examples/haproxy/haproxy.cfg)', () =
       Object.keys(outcomes).filter((o) => o !== 'answered' && o !== 'not carried' && o !== 'cut by a reset'),
       JSON.stringify(outcomes),
     ).toEqual([]);
-    expect(outcomes.answered).toBeGreaterThanOrEqual(200);
+    // At least the three calls of each of the 40 clients that asked before the signal: how many of the later 60 reach the
+    // draining proxy in its last second (and are not carried, `draining`) depends on HAProxy's check and the load.
+    expect(outcomes.answered).toBeGreaterThanOrEqual(120);
 
     const before = opens(second).length;
     const later = (await Promise.all(Array.from({ length: 20 }, ask))).flat();
