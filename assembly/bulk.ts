@@ -45,7 +45,8 @@
 import { TAG_ERROR, TAG_RESULT } from './frame';
 import { HEADER_SIZE, KIND_FINISH, KIND_RESPONSE } from './record-layout';
 import { blockFault } from './stage1';
-import { startWalk, walkValue } from './stage2';
+import { startWalk, walkJudged, walkProven, walkValue } from './stage2';
+import { provenDeferred } from './judge';
 import { startText } from './windows';
 
 /** A body longer than this is judged alone: its stages' fixed cost is small beside its bytes. */
@@ -58,6 +59,8 @@ const RUN_SPAN: usize = 16384;
 /** Each body's first byte (after its tag) and its end, where its comma goes. */
 const starts: usize = memory.data(RUN_BODIES * 4, 16);
 const ends: usize = memory.data(RUN_BODIES * 4, 16);
+/** Per body: 1 for a result (its tag), before the walks; then 1 where the plan proved it. */
+export const judged: usize = memory.data(RUN_BODIES, 16);
 /** The gap bytes of a run, end to end; they lie inside its span, so a span's worth is room enough. */
 const saved: usize = memory.data(<i32>RUN_SPAN, 16);
 
@@ -111,11 +114,13 @@ export function takeProven(): i32 {
  * between them, and proves as many of their bodies valid as it can, in
  * order. Returns the offset just past the payload of the last response
  * proven (at most `i`: none); every response from `i` before it has a body
- * that rule 4.1 accepts. Sets runEnd. Header rules are not judged here:
+ * that rule 4.1 accepts. With `plan`, each result's body is judged in the
+ * same walk by the plan that stage 2 was given (judgeWith), and `judged`
+ * says which it proved. Sets runEnd. Header rules are not judged here:
  * the scan judges every record itself, and a run ends at the first record
  * that is not one of these.
  */
-export function proveRun(ptr: usize, i: usize, length: usize, maxFrame: u32): usize {
+export function proveRun(ptr: usize, i: usize, length: usize, maxFrame: u32, plan: bool): usize {
   let count: i32 = 0;
   let j = i;
   let first: usize = 0;
@@ -139,6 +144,7 @@ export function proveRun(ptr: usize, i: usize, length: usize, maxFrame: u32): us
     else if (end + 1 - first > RUN_SPAN) break;
     store<u32>(starts + (<usize>count << 2), <u32>start);
     store<u32>(ends + (<usize>count << 2), <u32>end);
+    store<u8>(judged + <usize>count, tag == TAG_RESULT ? 1 : 0);
     count++;
     j += HEADER_SIZE + <usize>size;
   }
@@ -159,7 +165,14 @@ export function proveRun(ptr: usize, i: usize, length: usize, maxFrame: u32): us
   startText(first, textEnd);
   startWalk();
   let proven: i32 = 0;
-  while (proven < count && walkValue(textEnd, <usize>load<u32>(ends + (<usize>proven << 2)))) proven++;
+  while (proven < count) {
+    const bodyEnd = <usize>load<u32>(ends + (<usize>proven << 2));
+    // A result's body is judged by the plan in the same walk; an error's, and all without a plan, by the grammar alone.
+    const result = plan && load<u8>(judged + <usize>proven) == 1;
+    if (!(result ? walkJudged(textEnd, bodyEnd) : walkValue(textEnd, bodyEnd))) break;
+    store<u8>(judged + <usize>proven, result && walkProven && provenDeferred(bodyEnd) ? 1 : 0);
+    proven++;
+  }
   // A fault anywhere in the run leaves the window without positions, so the
   // first walk fails; this says so without relying on it.
   if (blockFault) proven = 0;

@@ -20,7 +20,8 @@ import { alphabetRun, base64Valid } from './base64';
 import { stringEnd as stringEndAt } from './string-end';
 import { screenText } from './screen';
 import { takeProven } from './bulk';
-import { planArea, PLAN_BYTES, provenBody, provenRun } from './judge';
+import { provenBody, provenRun } from './judge';
+import { planArea, PLAN_BYTES } from './plan';
 
 /** The first byte JS may use as scratch. */
 export function scratch(): usize {
@@ -77,9 +78,9 @@ export function foldBlock(): usize {
   return fold;
 }
 
-/** Scans records in [ptr, ptr + length); see ./records. */
-export function scanRecords(ptr: usize, length: usize, maxFrame: u32, verify: bool): i32 {
-  return scanRecordsAt(ptr, length, maxFrame, verify);
+/** Scans records in [ptr, ptr + length), judging result frames by the table at `plan` where it is not 0; see ./records. */
+export function scanRecords(ptr: usize, length: usize, maxFrame: u32, verify: bool, plan: usize): i32 {
+  return scanRecordsAt(ptr, length, maxFrame, verify, plan);
 }
 
 /**

@@ -36,8 +36,10 @@
 // table, judges those entries as always.
 
 import { OK, INCOMPLETE, BAD_KIND, BAD_FINISH, OVERSIZE, TABLE_FULL } from './status';
-import { verifyFrame, frameFaultOffset } from './frame';
-import { proveRun, runEnd, BULK_BODY_MAX } from './bulk';
+import { verifyFrame, frameFaultOffset, TAG_RESULT } from './frame';
+import { proveRun, runEnd, BULK_BODY_MAX, judged as bulkJudged } from './bulk';
+import { judgeWith, walkProven, resetProven } from './stage2';
+import { provenDeferred } from './judge';
 import { KIND_RESPONSE, KIND_FINISH, HEADER_SIZE } from './record-layout';
 
 /** A run of folded exchanges (entries only): count, offset and length of whole pairs. */
@@ -45,7 +47,12 @@ export const KIND_RUN: i32 = 0x03;
 
 /** Entries the table holds; a longer scan stops with TABLE_FULL and goes on in the next call. */
 export const TABLE_CAPACITY: i32 = 4096;
-/** i32 fields per entry: kind, channel, record offset, payload length, status, fault offset. */
+/**
+ * i32 fields per entry: kind, channel, record offset, payload length,
+ * status, fault offset. With a plan, a response whose frame passes has 1
+ * in place of its fault offset where the plan proved its schema, and a RUN
+ * has 1 as its status where the plan proved every frame in it.
+ */
 export const ENTRY_FIELDS: i32 = 6;
 /** The record table, read by JS. */
 export const table: usize = memory.data(TABLE_CAPACITY * ENTRY_FIELDS * 4, 16);
@@ -92,11 +99,29 @@ function setStop(status: i32, at: usize, kind: i32, channel: u32, length: u32): 
 }
 
 /**
+ * Whether the result frame verified at `at` ([at, at + size)), under the
+ * plan given to stage 2, was proven by it: its walk, then the values the
+ * walk left to the byte walk.
+ */
+@inline function frameProven(at: usize, size: u32): bool {
+  return walkProven && provenDeferred(at + <usize>size);
+}
+
+/**
  * Scans the records in [ptr, ptr + length). Returns the number of table
  * entries written; the stop block says why it stopped. With `verify`, each
- * response's frame is checked (tag and rule 4.1) and its status stored.
+ * response's frame is checked (tag and rule 4.1) and its status stored;
+ * with a `plan` too (a table in the plan area, or 0), each result frame is
+ * judged by it in the same walk where the SIMD build can, and the entries
+ * say which frames it proved.
  */
-export function scanRecords(ptr: usize, length: usize, maxFrame: u32, verify: bool): i32 {
+export function scanRecords(ptr: usize, length: usize, maxFrame: u32, verify: bool, plan: usize): i32 {
+  const n = scan(ptr, length, maxFrame, verify, plan);
+  judgeWith(0);
+  return n;
+}
+
+function scan(ptr: usize, length: usize, maxFrame: u32, verify: bool, plan: usize): i32 {
   let i: usize = 0;
   let n: i32 = 0;
   // The fold block's state, updated as the entries written open and close channels.
@@ -109,6 +134,9 @@ export function scanRecords(ptr: usize, length: usize, maxFrame: u32, verify: bo
   // Responses before `proven` have bodies a bulk run proved valid; no run starts before `gathered`.
   let proven: usize = 0;
   let gathered: usize = 0;
+  // The next body of the last run, in its `judged` flags.
+  let body: usize = 0;
+  if (!verify || !ASC_FEATURE_SIMD) plan = 0;
   while (true) {
     if (i >= length) {
       setStop(OK, i, 0, 0, 0);
@@ -160,17 +188,26 @@ export function scanRecords(ptr: usize, length: usize, maxFrame: u32, verify: bo
     }
     let status = OK;
     let faultOffset: i32 = 0;
+    // Whether the plan proved this frame.
+    let sure = false;
     if (verify && i >= proven) {
       // A small frame starts a run judged in bulk (./bulk), unless it lies in the last run gathered.
       if (ASC_FEATURE_SIMD && i >= gathered && size - 1 <= BULK_BODY_MAX) {
-        proven = proveRun(ptr, i, length, maxFrame);
+        judgeWith(plan);
+        proven = proveRun(ptr, i, length, maxFrame, plan != 0);
         gathered = runEnd;
+        body = 0;
       }
       if (i >= proven) {
+        const result = plan != 0 && size > 1 && load<u8>(at + HEADER_SIZE) == TAG_RESULT;
+        judgeWith(result ? plan : 0);
+        resetProven();
         status = verifyFrame(at + HEADER_SIZE, size);
         faultOffset = frameFaultOffset;
+        sure = result && status == OK && frameProven(at + HEADER_SIZE, size);
       }
     }
+    if (verify && i < proven) sure = load<u8>(bulkJudged + body++) == 1;
     const end = i + HEADER_SIZE + <usize>size;
     if (open >= 0) {
       const known = open > 0 && foldFind(open, channel) >= 0;
@@ -184,10 +221,11 @@ export function scanRecords(ptr: usize, length: usize, maxFrame: u32, verify: bo
         load<u32>(ptr + end, 1) == channel &&
         load<u32>(ptr + end, 5) == 0
       ) {
-        // A whole exchange: folded.
+        // A whole exchange: folded, into a run of exchanges the plan proved or one of those it did not.
+        if (run >= 0 && load<i32>(table + <usize>(run * ENTRY_FIELDS * 4), 16) != <i32>sure) run = -1;
         if (run < 0) {
           run = n;
-          setEntry(n++, KIND_RUN, 0, i, 0, OK, 0);
+          setEntry(n++, KIND_RUN, 0, i, 0, <i32>sure, 0);
         }
         const e = table + <usize>(run * ENTRY_FIELDS * 4);
         store<u32>(e, load<u32>(e, 4) + 1, 4);
@@ -207,7 +245,7 @@ export function scanRecords(ptr: usize, length: usize, maxFrame: u32, verify: bo
         }
       }
     }
-    setEntry(n++, kind, channel, i, size, status, faultOffset);
+    setEntry(n++, kind, channel, i, size, status, status == OK ? <i32>sure : faultOffset);
     run = -1;
     i = end;
   }

@@ -96,6 +96,14 @@ export function refill(): usize {
   return index + 4;
 }
 
+/**
+ * The address in the text of the byte at structural position q: positions
+ * in the last block point into `tail`, the padded copy of it.
+ */
+@inline export function textAt(q: usize): usize {
+  return q - tail < BLOCK ? whole + (q - tail) : q;
+}
+
 /** Makes [start, end) the text that refill() indexes, from its first window. */
 export function startText(start: usize, end: usize): void {
   resetStage1();

@@ -109,7 +109,8 @@ export function lowerPlan(plan: Plan): Int32Array {
           const name = p.bytes[k];
           words[slots + 4 * k] = emit(p.members[k]);
           addString(name, slots + 4 * k + 1);
-          words[slots + 4 * k + 3] = (name.length << 8) | firsts[k];
+          // A name with a quote or a backslash is spelled with an escape in any text: no walk of the core matches it.
+          words[slots + 4 * k + 3] = name.includes(0x22) || name.includes(0x5c) ? -1 : (name.length << 8) | firsts[k];
         }
         break;
       }

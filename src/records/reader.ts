@@ -45,6 +45,13 @@ export const NOT_VERIFIED = -1;
 export const ENTRY_FIELDS = 6;
 
 /**
+ * In place of the fault offset of a response whose frame passes, and as
+ * the status of a KIND_RUN: the kernel proved that the reader's schema
+ * (ReaderLimits.schema) accepts the frame, or every frame of the run.
+ */
+export const PROVEN = 1;
+
+/**
  * An entry's kind for a run of folded exchanges (see Fold): its channel
  * field holds how many exchanges, its offset and length their bytes.
  */
@@ -82,6 +89,13 @@ export interface ReaderLimits {
    * validates nothing turns it off.
    */
   readonly verify?: boolean;
+  /**
+   * The schema of every result frame, where the kernel can judge it in the
+   * same pass (the core, in its SIMD build): entries then say which frames
+   * it proved (PROVEN). A proof only ever says "accepted"; what it leaves
+   * unproven, the sink judges. Only with verify.
+   */
+  readonly schema?: object;
 }
 
 /** Where a reader reports the records it finds, in stream order. */
@@ -98,7 +112,8 @@ export interface RecordSink {
    * `bytes[start, start + length)`, valid only during the call (it may lie
    * in the caller's chunk, or in memory the reader reuses). `status` is the
    * frame's verdict (Status.Ok or a frame fault, whose payload offset is
-   * `faultOffset`), or NOT_VERIFIED.
+   * `faultOffset`), or NOT_VERIFIED. For Status.Ok, `faultOffset` is
+   * PROVEN where the kernel proved the reader's schema accepts the frame.
    */
   response(channel: number, offset: number, bytes: Uint8Array, start: number, length: number, status: number, faultOffset: number): void;
   /** A finish for `channel` at stream offset `offset`. */

@@ -32,7 +32,17 @@ import { type FrameErrorJSON, frameErrorJSON } from '../frame/frame-error.js';
 import type { FrameCodec } from '../frame/frame.js';
 import { resolveLimits, type StreamLimits } from '../records/limits.js';
 import { ALREADY_OPEN, OpenChannels } from '../exchange/open-channels.js';
-import { ENTRY_FIELDS, type Fold, FOLD_MAX, KIND_RUN, NOT_VERIFIED, type RecordReader, type RecordSink, type Scan } from '../records/reader.js';
+import {
+  ENTRY_FIELDS,
+  type Fold,
+  FOLD_MAX,
+  KIND_RUN,
+  NOT_VERIFIED,
+  PROVEN,
+  type RecordReader,
+  type RecordSink,
+  type Scan,
+} from '../records/reader.js';
 import { RecordError, type RecordFault } from '../records/record-error.js';
 import { asBytes, encodeFinish, HEADER_SIZE, KIND_FINISH, KIND_RESPONSE, readU32 } from '../records/record.js';
 import type { RelayFault } from './fault.js';
@@ -436,7 +446,10 @@ export class RelayState implements RecordSink {
       maxOpen: limits.maxOpenChannels,
       maxHeld: limits.maxHeldBytes,
     };
-    this.reader = backend.createReader({ maxFrameBytes: limits.maxFrameBytes, verify: this.level !== 'none' }, this);
+    // At 'full' with one codec, the core judges its schema in the scan where it can (PROVEN), and the codec judges the rest.
+    const endpoint = this.options.endpoint;
+    const schema = this.level === 'full' && isCodec(endpoint) ? endpoint.schema : undefined;
+    this.reader = backend.createReader({ maxFrameBytes: limits.maxFrameBytes, verify: this.level !== 'none', schema }, this);
   }
 
   /** How many faults were reported. */
@@ -585,7 +598,7 @@ export class RelayState implements RecordSink {
         if (kind === KIND_RUN) {
           // `channel` whole exchanges the kernel folded: each a valid response and its finish, forwarded as they came.
           // At 'full' the schema judges each frame first, and a run with a refusal in it is taken record by record.
-          if (this.level === 'full' && !this.runPasses(bytes, base + at, channel)) {
+          if (this.level === 'full' && table[e + 4] !== PROVEN && !this.runPasses(bytes, base + at, channel)) {
             this.recordByRecord(bytes, base + at, streamBase + at, channel);
             continue;
           }
@@ -757,7 +770,7 @@ export class RelayState implements RecordSink {
     const level = this.level;
     if (level === 'none') return null;
     if (status === Status.Ok) {
-      if (level === 'json') return null;
+      if (level === 'json' || faultOffset === PROVEN) return null;
       const codec = this.codecOf(channel);
       if (codec === undefined) return UNJUDGED;
       // The core's proof of acceptance first, where the bytes lie in it; the codec judges what it does not prove.

@@ -141,7 +141,11 @@ class CoreScan implements Scan {
   /** The record holding the core under a lease, or null for a core lent for this scan only. */
   private leased: object | null = null;
 
-  constructor(private readonly pool: CorePool) {}
+  /** `plan`: the table result frames are judged by in the scan (ReaderLimits.schema's), or null. */
+  constructor(
+    private readonly pool: CorePool,
+    private readonly plan: Int32Array | null,
+  ) {}
 
   /** Scans scratch[0, length) of `core`; `leased` says how to give it back. */
   start(core: CoreInstance, length: number, maxFrame: number, verify: boolean, leased: object | null, fold: (() => Fold | null) | null = null): this {
@@ -163,7 +167,8 @@ class CoreScan implements Scan {
     this.base = core.scratch + at;
     // Asked before every call: after a full table the sink has taken the entries so far, and its channels changed.
     writeFold(core, this.fold === null ? null : this.fold());
-    this.count = core.exports.scanRecords(this.base, this.length - at, this.maxFrame, this.verify ? 1 : 0);
+    const plan = this.plan === null ? -1 : core.planAddress(this.plan);
+    this.count = core.exports.scanRecords(this.base, this.length - at, this.maxFrame, this.verify ? 1 : 0, plan < 0 ? 0 : plan);
   }
 
   more(): void {
@@ -222,9 +227,14 @@ class WasmKernel implements ScanKernel {
   private readonly scanner: CoreScan;
   private readonly heldScanner: CoreScan;
 
-  constructor(private readonly pool: CorePool) {
-    this.scanner = new CoreScan(pool);
-    this.heldScanner = new CoreScan(pool);
+  /** `schema`: ReaderLimits.schema, judged in each scan where the core has a table for it. */
+  constructor(
+    private readonly pool: CorePool,
+    schema?: object,
+  ) {
+    const plan = schema === undefined ? null : tableOf(schema);
+    this.scanner = new CoreScan(pool, plan);
+    this.heldScanner = new CoreScan(pool, plan);
   }
 
   window(maxFrame: number): number {
@@ -351,6 +361,6 @@ export function createWasmBackend(name: BackendName, module: WebAssembly.Module)
       return plan >= 0 && core!.exports.judgeBody(bytes.byteOffset + start + 1, end - start - 1, plan) === 1;
     },
     createKernel: () => new WasmKernel(pool),
-    createReader: (limits, sink) => new RecordReader(new WasmKernel(pool), limits, sink),
+    createReader: (limits, sink) => new RecordReader(new WasmKernel(pool, limits.verify === false ? undefined : limits.schema), limits, sink),
   };
 }

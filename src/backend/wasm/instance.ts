@@ -26,7 +26,7 @@ export interface CoreExports {
   verifyFrame(ptr: number, length: number): number;
   screenFrame(ptr: number, length: number): number;
   faultOffset(): number;
-  scanRecords(ptr: number, length: number, maxFrame: number, verify: number): number;
+  scanRecords(ptr: number, length: number, maxFrame: number, verify: number, plan: number): number;
   planBlock(): number;
   planCapacity(): number;
   judgeRun(ptr: number, count: number, plan: number): number;
