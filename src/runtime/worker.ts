@@ -166,52 +166,103 @@ async function opened(socket: Socket, ms: number): Promise<WorkerFault | null> {
   }
 }
 
+/** Tells a fault: to options.onFault, or as a JSON line. */
+function emit(options: WorkerRelayOptions, fault: WorkerFault): void {
+  if (options.onFault) options.onFault(fault);
+  else log({ level: level(fault), event: 'fault', ...fault });
+}
+
 /**
  * Relays `request` from a new connection to `options.upstream`: over a
  * WebSocket when the request asks to upgrade, else as a streamed response.
  */
 export async function relayRequest(request: Request, options: WorkerRelayOptions): Promise<Response> {
   const upstream = typeof options.upstream === 'string' ? parseEndpoint(options.upstream) : options.upstream;
-  const connectTimeout = options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT_MS;
-  let faults = 0;
-  /** How the relay failed, when it did: the upstream error or the record error, the first one. */
-  let failure: WorkerFault | null = null;
-  const report = (fault: WorkerFault) => {
-    faults++;
-    if (level(fault) === 'error') failure ??= fault;
-    if (options.onFault) options.onFault(fault);
-    else log({ level: level(fault), event: 'fault', ...fault });
-  };
   // Which core and which schema judges serve: a bundle that lost either would otherwise go unseen.
   const headers = { 'x-mcp-frames-backend': backend, 'x-mcp-frames-judges': schemaJudges };
-
   const socket = connect({ hostname: upstream.host, port: upstream.port });
-  const refused = await opened(socket, connectTimeout);
+  const refused = await opened(socket, options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT_MS);
   if (refused) {
-    report(refused);
+    emit(options, refused);
     socket.close().catch(() => {});
     return Response.json(refused, { status: refused.reason === 'upstream-timeout' ? 504 : 502, headers });
   }
+  const session = new Session(socket, options);
+  return request.headers.get('upgrade')?.toLowerCase() === 'websocket' ? session.overWebSocket(headers) : session.overHttp(request, headers);
+}
 
-  // Endpoint 'auto': each channel judged by the method its client's line named, read before the line goes upstream.
-  const watcher =
-    options.endpoint === 'auto'
-      ? new RequestLineWatcher(
-          { maxInFlight: options.maxOpenChannels ?? DEFAULT_MAX_OPEN_CHANNELS, maxLineBytes: DEFAULT_MAX_LINE_BYTES },
-          methodCodecs(options.backend),
-        )
-      : null;
-  const endpoint = watcher ?? (options.endpoint as RelayEndpoint | undefined);
-  const relay = createRelay({ ...options, endpoint, onFault: report });
-  const started = Date.now();
-  const websocket = request.headers.get('upgrade')?.toLowerCase() === 'websocket';
-  const idleTimeout = options.idleTimeout ?? DEFAULT_IDLE_TIMEOUT_MS;
+const encoder = new TextEncoder();
+
+/** One request's relay: its upstream connection, the relay over what upstream sends, and how each side has ended. */
+class Session {
+  /** How the relay failed, when it did: the upstream error or the record error, the first one. */
+  private failure: WorkerFault | null = null;
+  private faults = 0;
   /** The client went away: nothing more is owed it, and upstream's end after it is no failure of upstream's. */
-  let clientGone = false;
+  private clientGone = false;
   /** The Worker gave up on upstream itself (the idle timeout): the read that fails after it is not reported again. */
-  let gaveUp = false;
+  private gaveUp = false;
   /** Set while a chunk waits for room in the relay's output: the client is slow, upstream is not silent. */
-  let waitingOnClient = false;
+  private waitingOnClient = false;
+  private idle: ReturnType<typeof setTimeout> | undefined;
+  private readonly idleTimeout: number;
+  private readonly started = Date.now();
+  private readonly relay: ReturnType<typeof createRelay>;
+  /** Endpoint 'auto': each channel judged by the method its client's line named, read before the line goes upstream. */
+  private readonly watcher: RequestLineWatcher | null;
+  private readonly upstreamWriter: WritableStreamDefaultWriter<Uint8Array>;
+  /** WebSocket: the client's messages in order, as each goes upstream, and the bytes still waiting for upstream. */
+  private forwarded: Promise<unknown> = Promise.resolve();
+  private waiting = 0;
+
+  constructor(
+    private readonly socket: Socket,
+    private readonly options: WorkerRelayOptions,
+  ) {
+    this.idleTimeout = options.idleTimeout ?? DEFAULT_IDLE_TIMEOUT_MS;
+    this.watcher =
+      options.endpoint === 'auto'
+        ? new RequestLineWatcher(
+            { maxInFlight: options.maxOpenChannels ?? DEFAULT_MAX_OPEN_CHANNELS, maxLineBytes: DEFAULT_MAX_LINE_BYTES },
+            methodCodecs(options.backend),
+          )
+        : null;
+    const endpoint = this.watcher ?? (options.endpoint as RelayEndpoint | undefined);
+    this.relay = createRelay({ ...options, endpoint, onFault: (fault) => this.report(fault) });
+    this.upstreamWriter = socket.writable.getWriter();
+  }
+
+  private report(fault: WorkerFault): void {
+    this.faults++;
+    if (level(fault) === 'error') this.failure ??= fault;
+    emit(this.options, fault);
+  }
+
+  private closeUpstream(): void {
+    this.socket.close().catch(() => {});
+  }
+
+  /** What the client sent, upstream as it is. */
+  private toUpstream(chunk: Uint8Array): Promise<void> {
+    this.watcher?.push(chunk);
+    return this.upstreamWriter.write(chunk);
+  }
+
+  /**
+   * Arms the idle timer, at each upstream chunk: when it fires with a channel open and the relay not waiting on
+   * the client, upstream has failed (the first failure wins), and the socket's close ends the read of relayUpstream.
+   */
+  private touch(): void {
+    if (this.idleTimeout === 0) return;
+    clearTimeout(this.idle);
+    this.idle = setTimeout(() => {
+      // Idle is no upstream byte while a channel is open or a record is partly received (WIRE.md section 7).
+      if ((this.relay.stats.openChannels === 0 && !this.relay.inRecord) || this.waitingOnClient || this.clientGone) return this.touch();
+      this.gaveUp = true;
+      this.report({ reason: 'upstream-timeout', phase: 'idle', afterMs: this.idleTimeout });
+      this.closeUpstream();
+    }, this.idleTimeout);
+  }
 
   /**
    * Reads upstream into the relay; resolves with how it ended.
@@ -220,23 +271,9 @@ export async function relayRequest(request: Request, options: WorkerRelayOptions
    * the relay's output queue (createRelay's highWaterMark) is what bounds
    * the bytes in flight; the chunks are the socket's own, never copied here.
    */
-  const relayUpstream = async (): Promise<'ended' | 'failed'> => {
-    const reader = socket.readable.getReader();
-    const writer = relay.writable.getWriter();
-    // The idle timer: armed by each chunk; when it fires with a channel open and the relay not waiting on the
-    // client, upstream has failed (the first failure wins), and the socket's close ends the read below.
-    let idle: ReturnType<typeof setTimeout> | undefined;
-    const touch = () => {
-      if (idleTimeout === 0) return;
-      clearTimeout(idle);
-      idle = setTimeout(() => {
-        // Idle is no upstream byte while a channel is open or a record is partly received (WIRE.md section 7).
-        if ((relay.stats.openChannels === 0 && !relay.inRecord) || waitingOnClient || clientGone) return touch();
-        gaveUp = true;
-        report({ reason: 'upstream-timeout', phase: 'idle', afterMs: idleTimeout });
-        socket.close().catch(() => {});
-      }, idleTimeout);
-    };
+  private async relayUpstream(): Promise<'ended' | 'failed'> {
+    const reader = this.socket.readable.getReader();
+    const writer = this.relay.writable.getWriter();
     try {
       for (;;) {
         let step: ReadableStreamReadResult<Uint8Array>;
@@ -245,24 +282,24 @@ export async function relayRequest(request: Request, options: WorkerRelayOptions
         } catch (error) {
           // Reported before the channels the failure leaves open, as the TCP relay reports it; not when the
           // Worker closed the socket itself (a client gone, the idle timeout).
-          if (!clientGone && !gaveUp)
-            report({ reason: 'upstream-error', cause: 'error', message: error instanceof Error ? error.message : String(error) });
+          if (!this.clientGone && !this.gaveUp)
+            this.report({ reason: 'upstream-error', cause: 'error', message: error instanceof Error ? error.message : String(error) });
           await writer.abort(error).catch(() => {});
           return 'failed';
         }
-        touch();
+        this.touch();
         try {
           if (step.done) {
-            if (gaveUp) {
+            if (this.gaveUp) {
               await writer.abort(new Error('upstream timed out')).catch(() => {});
               return 'failed';
             }
             await writer.close();
-            return failure ? 'failed' : 'ended';
+            return this.failure ? 'failed' : 'ended';
           }
-          waitingOnClient = true;
+          this.waitingOnClient = true;
           await writer.write(step.value);
-          waitingOnClient = false;
+          this.waitingOnClient = false;
         } catch {
           // A record error (already reported) or the client gone: nothing more is read.
           reader.cancel().catch(() => {});
@@ -270,42 +307,40 @@ export async function relayRequest(request: Request, options: WorkerRelayOptions
         }
       }
     } finally {
-      clearTimeout(idle);
+      clearTimeout(this.idle);
     }
-  };
-  const closeLine = (end: string) =>
+  }
+
+  /** The request's close line, with its counts. */
+  private closeLine(end: string): void {
+    const stats = this.relay.stats;
     log({
       level: 'info',
       event: 'close',
-      end,
-      durationMs: Date.now() - started,
-      bytesIn: relay.stats.bytesIn,
-      bytesOut: relay.stats.bytesOut,
-      recordsIn: relay.stats.responsesIn + relay.stats.finishesIn,
-      recordsOut: relay.stats.responsesOut + relay.stats.finishesOut,
-      faults,
+      end: this.clientGone ? 'client-gone' : end,
+      durationMs: Date.now() - this.started,
+      bytesIn: stats.bytesIn,
+      bytesOut: stats.bytesOut,
+      recordsIn: stats.responsesIn + stats.finishesIn,
+      recordsOut: stats.responsesOut + stats.finishesOut,
+      faults: this.faults,
     });
+  }
 
-  const upstreamWriter = socket.writable.getWriter();
-  const toUpstream = {
-    write(chunk: Uint8Array): Promise<void> {
-      watcher?.push(chunk);
-      return upstreamWriter.write(chunk);
-    },
-  };
-  if (!websocket) {
-    // The request body, if any, goes upstream; upstream decides when the exchange is over.
+  /** Streamed HTTP: the request body goes upstream, the relayed records are the response body, pulled at the client's pace. */
+  overHttp(request: Request, headers: Record<string, string>): Response {
+    // Upstream decides when the exchange is over.
     const forwarding = request.body
-      ? request.body.pipeTo(new WritableStream({ write: (chunk) => toUpstream.write(chunk) })).catch(() => {})
+      ? request.body.pipeTo(new WritableStream({ write: (chunk) => this.toUpstream(chunk) })).catch(() => {})
       : Promise.resolve();
-    const work = relayUpstream().then((end) => {
-      closeLine(clientGone ? 'client-gone' : end);
-      return socket.close().catch(() => {});
+    const work = this.relayUpstream().then((end) => {
+      this.closeLine(end);
+      return this.socket.close().catch(() => {});
     });
-    options.waitUntil?.(Promise.all([work, forwarding]));
+    this.options.waitUntil?.(Promise.all([work, forwarding]));
     // The relay's output ends with an error after a failure; workerd would end the body cleanly all the same
     // (workerd#6818), so the body is closed here and the failure is told in the log alone.
-    const reader = relay.readable.getReader();
+    const reader = this.relay.readable.getReader();
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
         try {
@@ -316,25 +351,41 @@ export async function relayRequest(request: Request, options: WorkerRelayOptions
           controller.close();
         }
       },
-      cancel(reason) {
+      cancel: (reason) => {
         // The client went away: upstream is closed at once, not left until it next sends.
-        clientGone = true;
-        socket.close().catch(() => {});
+        this.clientGone = true;
+        this.closeUpstream();
         return reader.cancel(reason);
       },
     });
     return new Response(body, { headers: { ...headers, 'content-type': 'application/octet-stream', 'cache-control': 'no-store' } });
   }
 
-  const pair = new WebSocketPair();
-  const [client, server] = [pair[0], pair[1]];
-  server.accept();
-  const encoder = new TextEncoder();
-  // The client's messages go upstream one after another, in order; what waits for upstream is bounded.
-  let forwarded: Promise<unknown> = Promise.resolve();
-  let waiting = 0;
-  server.addEventListener('message', (event: MessageEvent) => {
-    if (clientGone) return;
+  /** A WebSocket: each relayed chunk one binary message, and the close code says how upstream ended. */
+  overWebSocket(headers: Record<string, string>): Response {
+    const pair = new WebSocketPair();
+    const [client, server] = [pair[0], pair[1]];
+    server.accept();
+    server.addEventListener('message', (event: MessageEvent) => this.fromClient(server, event));
+    server.addEventListener('close', () => {
+      this.clientGone = true;
+      this.closeUpstream();
+    });
+    const work = Promise.all([this.relayUpstream(), this.toClient(server)]).then(([end]) => {
+      this.closeLine(end);
+      if (!this.clientGone) {
+        if (end === 'ended') server.close(1000, 'upstream ended');
+        else server.close(1011, closeReason(this.failure ?? { reason: 'upstream-error', cause: 'error', message: 'the relay stopped' }));
+      }
+      return this.socket.close().catch(() => {});
+    });
+    this.options.waitUntil?.(work);
+    return new Response(null, { status: 101, webSocket: client, headers } as ResponseInit);
+  }
+
+  /** A client's message: upstream after the ones before it; what waits for upstream is bounded. */
+  private fromClient(server: WebSocket, event: MessageEvent): void {
+    if (this.clientGone) return;
     const data = event.data as string | ArrayBuffer | Blob;
     const bytes: Uint8Array | Promise<Uint8Array> =
       typeof data === 'string'
@@ -343,56 +394,44 @@ export async function relayRequest(request: Request, options: WorkerRelayOptions
           ? new Uint8Array(data)
           : data.arrayBuffer().then((b) => new Uint8Array(b));
     const size = bytes instanceof Uint8Array ? bytes.length : (data as Blob).size;
-    waiting += size;
-    if (waiting > CLIENT_QUEUE_BYTES) {
-      report({ reason: 'client-overrun', bytes: waiting });
-      clientGone = true;
-      server.close(1008, closeReason({ reason: 'client-overrun', bytes: waiting }));
-      socket.close().catch(() => {});
+    this.waiting += size;
+    if (this.waiting > CLIENT_QUEUE_BYTES) {
+      const fault: WorkerFault = { reason: 'client-overrun', bytes: this.waiting };
+      this.report(fault);
+      this.clientGone = true;
+      server.close(1008, closeReason(fault));
+      this.closeUpstream();
       return;
     }
-    forwarded = forwarded
+    this.forwarded = this.forwarded
       .then(async () => {
-        await toUpstream.write(await bytes);
-        waiting -= size;
+        await this.toUpstream(await bytes);
+        this.waiting -= size;
       })
       .catch(() => {});
-  });
-  server.addEventListener('close', () => {
-    clientGone = true;
-    socket.close().catch(() => {});
-  });
-  const sending = (async () => {
-    const reader = relay.readable.getReader();
+  }
+
+  /** Sends the relayed records to the client, a message a chunk, until they end or the client goes. */
+  private async toClient(server: WebSocket): Promise<void> {
+    const reader = this.relay.readable.getReader();
     for (;;) {
       let step: ReadableStreamReadResult<Uint8Array>;
       try {
         step = await reader.read();
       } catch {
-        break;
+        return;
       }
-      if (step.done || clientGone) break;
+      if (step.done || this.clientGone) return;
       try {
         server.send(step.value);
       } catch {
         // The client closed between two chunks: the relay stops as for a client gone.
-        clientGone = true;
+        this.clientGone = true;
         reader.cancel().catch(() => {});
-        break;
+        return;
       }
     }
-  })();
-  const work = Promise.all([relayUpstream(), sending]).then(([end]) => {
-    if (clientGone) end = 'failed';
-    closeLine(clientGone ? 'client-gone' : end);
-    if (!clientGone) {
-      if (end === 'ended') server.close(1000, 'upstream ended');
-      else server.close(1011, closeReason(failure ?? { reason: 'upstream-error', cause: 'error', message: 'the relay stopped' }));
-    }
-    return socket.close().catch(() => {});
-  });
-  options.waitUntil?.(work);
-  return new Response(null, { status: 101, webSocket: client, headers } as ResponseInit);
+  }
 }
 
 /** The Worker's options from its environment; throws a RangeError naming a bad variable. */
