@@ -1,4 +1,4 @@
-// A plan (judge-plan.ts) lowered to the table the core walks (assembly/judge.ts
+// A plan (judge-plan.ts) lowered to the table the core walks (assembly/plan.ts
 // says what each word is). The core proves acceptance only: a plan it cannot
 // follow whole is lowered to BAIL where it cannot, and the frames that reach
 // one are judged by acceptsBytes (judge-bytes.ts), as before.

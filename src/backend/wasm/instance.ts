@@ -131,7 +131,7 @@ export class CoreInstance {
   /** The fold block (assembly/records.ts) as i32s and as f64s; made again after every growth. */
   foldI32!: Int32Array;
   foldF64!: Float64Array;
-  /** The tables written to the plan area (assembly/judge.ts), by table, at their addresses; and the area's first byte free. */
+  /** The tables written to the plan area (assembly/plan.ts), by table, at their addresses; and the area's first byte free. */
   private readonly plans = new Map<Int32Array, number>();
   private planFill = 0;
   /** Bytes of memory, kept here: reading memory.buffer.byteLength costs more than the check. */
