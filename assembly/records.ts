@@ -107,6 +107,47 @@ function setStop(status: i32, at: usize, kind: i32, channel: u32, length: u32): 
   return walkProven && provenDeferred(at + <usize>size);
 }
 
+// A scan's place among the bodies of bulk runs (./bulk): responses before
+// `proven` have bodies a run proved valid, no run starts before `gathered`,
+// and `body` is the next one's number in the last run's `judged` flags.
+let proven: usize = 0;
+let gathered: usize = 0;
+let body: usize = 0;
+/** The last response verifyResponse checked: its fault offset, and whether the plan proved its frame. */
+let verifiedFault: i32 = 0;
+let verifiedSure = false;
+
+/**
+ * Checks the frame of the response of `size` bytes at offset i (tag and
+ * rule 4.1), in a bulk run or alone, and with a `plan` its schema where
+ * the walk can; returns its status, and sets verifiedFault and verifiedSure.
+ */
+@inline function verifyResponse(ptr: usize, i: usize, length: usize, maxFrame: u32, size: u32, plan: usize): i32 {
+  const at = ptr + i + HEADER_SIZE;
+  let status = OK;
+  verifiedFault = 0;
+  verifiedSure = false;
+  if (i >= proven) {
+    // A small frame starts a run judged in bulk (./bulk), unless it lies in the last run gathered.
+    if (ASC_FEATURE_SIMD && i >= gathered && size - 1 <= BULK_BODY_MAX) {
+      judgeWith(plan);
+      proven = proveRun(ptr, i, length, maxFrame, plan != 0);
+      gathered = runEnd;
+      body = 0;
+    }
+    if (i >= proven) {
+      const result = plan != 0 && size > 1 && load<u8>(at) == TAG_RESULT;
+      judgeWith(result ? plan : 0);
+      resetProven();
+      status = verifyFrame(at, size);
+      verifiedFault = frameFaultOffset;
+      verifiedSure = result && status == OK && frameProven(at, size);
+    }
+  }
+  if (i < proven) verifiedSure = load<u8>(bulkJudged + body++) == 1;
+  return status;
+}
+
 /**
  * Scans the records in [ptr, ptr + length). Returns the number of table
  * entries written; the stop block says why it stopped. With `verify`, each
@@ -131,11 +172,9 @@ function scan(ptr: usize, length: usize, maxFrame: u32, verify: bool, plan: usiz
   const maxHeld = load<f64>(fold, 16);
   // The RUN entry that pairs are being added to, or -1.
   let run: i32 = -1;
-  // Responses before `proven` have bodies a bulk run proved valid; no run starts before `gathered`.
-  let proven: usize = 0;
-  let gathered: usize = 0;
-  // The next body of the last run, in its `judged` flags.
-  let body: usize = 0;
+  proven = 0;
+  gathered = 0;
+  body = 0;
   if (!verify || !ASC_FEATURE_SIMD) plan = 0;
   while (true) {
     if (i >= length) {
@@ -186,28 +225,9 @@ function scan(ptr: usize, length: usize, maxFrame: u32, verify: bool, plan: usiz
       setStop(INCOMPLETE, i, kind, channel, size);
       return n;
     }
-    let status = OK;
-    let faultOffset: i32 = 0;
+    const status = verify ? verifyResponse(ptr, i, length, maxFrame, size, plan) : OK;
     // Whether the plan proved this frame.
-    let sure = false;
-    if (verify && i >= proven) {
-      // A small frame starts a run judged in bulk (./bulk), unless it lies in the last run gathered.
-      if (ASC_FEATURE_SIMD && i >= gathered && size - 1 <= BULK_BODY_MAX) {
-        judgeWith(plan);
-        proven = proveRun(ptr, i, length, maxFrame, plan != 0);
-        gathered = runEnd;
-        body = 0;
-      }
-      if (i >= proven) {
-        const result = plan != 0 && size > 1 && load<u8>(at + HEADER_SIZE) == TAG_RESULT;
-        judgeWith(result ? plan : 0);
-        resetProven();
-        status = verifyFrame(at + HEADER_SIZE, size);
-        faultOffset = frameFaultOffset;
-        sure = result && status == OK && frameProven(at + HEADER_SIZE, size);
-      }
-    }
-    if (verify && i < proven) sure = load<u8>(bulkJudged + body++) == 1;
+    const sure = verify && verifiedSure;
     const end = i + HEADER_SIZE + <usize>size;
     if (open >= 0) {
       const known = open > 0 && foldFind(open, channel) >= 0;
@@ -245,7 +265,7 @@ function scan(ptr: usize, length: usize, maxFrame: u32, verify: bool, plan: usiz
         }
       }
     }
-    setEntry(n++, kind, channel, i, size, status, status == OK ? <i32>sure : faultOffset);
+    setEntry(n++, kind, channel, i, size, status, status == OK ? <i32>sure : verifiedFault);
     run = -1;
     i = end;
   }
