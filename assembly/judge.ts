@@ -48,7 +48,7 @@ import {
   usePlan,
   word,
 } from './plan';
-import { deferred, deferredCount, judgePlanAddress } from './stage2';
+import { deferred, deferredCount } from './stage2';
 
 @inline function ws(p: usize): usize {
   // Compact text has none: one compare for a byte that is not a space.
@@ -190,10 +190,10 @@ function record(node: usize, p: usize, end: usize): usize {
 /**
  * Whether the plan stage 2 judged with accepts each value its last judged
  * walk left here (options, tried in turn), in a text that ends at `end`:
- * called once the walk has found the text valid.
+ * called right after that walk found the text valid, with its plan still
+ * the one in use.
  */
 export function provenDeferred(end: usize): bool {
-  usePlan(judgePlanAddress());
   for (let k = 0; k < deferredCount; k++) {
     const at = deferred + (<usize>k << 3);
     if (value(<usize>load<u32>(at), <usize>load<u32>(at, 4), end) == 0) return false;

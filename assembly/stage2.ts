@@ -254,10 +254,6 @@ export function resetProven(): void {
   walkProven = false;
 }
 
-/** The table walkJudged follows. */
-export function judgePlanAddress(): usize {
-  return judgePlan;
-}
 
 /** Leaves the value at position p, and what the plan at `node` asks of it, to the byte walk. */
 @inline function defer(node: usize, p: usize): void {
