@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readProxyHeader } from '../src/connection/proxy-header.js';
 import { listResources } from '../src/frame/endpoints.js';
 import { encodeFinish, encodeResponse } from '../src/records/record.js';
-import { freePort, type Ports, startHaproxy, until } from './support/haproxy.js';
+import { freePort, type Haproxy, type Ports, startHaproxy, until } from './support/haproxy.js';
 import { type RelayProcess, startCli, startRelay, upstreamServer } from './support/relay-process.js';
 import { connectClient } from './support/tcp-client.js';
 
@@ -30,6 +30,21 @@ async function answeringUpstream(): Promise<number> {
 function track(relay: RelayProcess): RelayProcess {
   cleanups.push(() => relay.kill());
   return relay;
+}
+
+/** HAProxy (examples/haproxy) in front of two relays started with --health, given time to see both up. */
+async function haproxyOver(first: RelayProcess, second: RelayProcess): Promise<{ ports: Ports; haproxy: Haproxy }> {
+  const ports: Ports = {
+    frontend: await freePort(),
+    server1: first.port,
+    server2: second.port,
+    health1: portOf(first.first.health),
+    health2: portOf(second.first.health),
+  };
+  const haproxy = await startHaproxy(ports);
+  cleanups.push(() => haproxy.stop());
+  await sleep(1500);
+  return { ports, haproxy };
 }
 
 /** GET http://127.0.0.1:PORT/PATH with a deadline: the status, or 0 when nothing answers in time. */
@@ -182,17 +197,7 @@ describe('behind HAProxy, as examples/haproxy/haproxy.cfg runs it', () => {
     const clients: Array<Promise<Outcome>> = [];
     for (let round = 0; round < 3; round++) {
       const first = await start();
-      const second = await start();
-      const ports: Ports = {
-        frontend: await freePort(),
-        server1: first.port,
-        server2: second.port,
-        health1: portOf(first.first.health),
-        health2: portOf(second.first.health),
-      };
-      const haproxy = await startHaproxy(ports);
-      cleanups.push(() => haproxy.stop());
-      await sleep(1500);
+      const { ports, haproxy } = await haproxyOver(first, await start());
       let stop = false;
       const load = (async () => {
         while (!stop) {
@@ -233,16 +238,7 @@ describe('behind HAProxy, as examples/haproxy/haproxy.cfg runs it', () => {
       );
     const first = await start('127.0.0.1:0', '127.0.0.1:0');
     const second = await start('127.0.0.1:0', '127.0.0.1:0');
-    const ports: Ports = {
-      frontend: await freePort(),
-      server1: first.port,
-      server2: second.port,
-      health1: portOf(first.first.health),
-      health2: portOf(second.first.health),
-    };
-    const haproxy = await startHaproxy(ports);
-    cleanups.push(() => haproxy.stop());
-    await sleep(1500);
+    const { ports, haproxy } = await haproxyOver(first, second);
     const clients: Array<Promise<Outcome>> = [];
     let stop = false;
     const load = (async () => {

@@ -132,6 +132,26 @@ function exchanges(payload: Uint8Array, count: number): Uint8Array {
 }
 
 /**
+ * Runs `check` on generated frames of `t`'s schema (each value as JSON.stringify writes it, or as serialize does)
+ * that the backend accepts by rule 4.1, with buildFrame's verdict on each: the property RUNS times from SEED.
+ */
+function onVerifiedFrames(backend: Backend, t: (typeof TARGETS)[number], check: (payload: Uint8Array, want: unknown) => void): void {
+  const codec = t.codec.withBackend(backend);
+  fc.assert(
+    fc.property(valuesFor(t.schema), fc.array(fc.nat(), { minLength: 8, maxLength: 8 }), fc.boolean(), (raw, picks, plain) => {
+      let k = 0;
+      const text = plain ? JSON.stringify(raw) : serialize(raw, () => picks[k++ % picks.length] + k);
+      if (text === undefined) return;
+      const payload = encoder.encode(`\u0000${text}`);
+      payload[0] = t.tag;
+      if (backend.verifyFrame(payload) !== null) return;
+      check(payload, built(codec, payload));
+    }),
+    { seed: SEED, numRuns: RUNS },
+  );
+}
+
+/**
  * Per response of `stream`, read by a reader given `schema` (folding whole
  * exchanges, as the relay does): whether the kernel said it proved it.
  */
@@ -173,29 +193,18 @@ describe.each(BACKEND_ROWS)(
   `%s: a scan given a schema proves only what buildFrame accepts (seed ${SEED}, ${RUNS} runs per schema)`,
   (_b, backend) => {
     test.each(TARGETS.map((t) => [t.name, t] as const))('%s', (_name, t) => {
-      const codec = t.codec.withBackend(backend);
       let accepted = 0;
       let proven = 0;
-      fc.assert(
-        fc.property(valuesFor(t.schema), fc.array(fc.nat(), { minLength: 8, maxLength: 8 }), fc.boolean(), (raw, picks, plain) => {
-          let k = 0;
-          const text = plain ? JSON.stringify(raw) : serialize(raw, () => picks[k++ % picks.length] + k);
-          if (text === undefined) return;
-          const payload = encoder.encode(`\u0000${text}`);
-          payload[0] = t.tag;
-          if (backend.verifyFrame(payload) !== null) return;
-          const want = built(codec, payload);
-          if (want === null) accepted++;
-          // Three exchanges (a run in bulk, for small bodies), then the frame alone.
-          const proofs = [...scanProofs(backend, t.codec.schema, exchanges(payload, 3)), ...scanProofs(backend, t.codec.schema, lone(payload))];
-          expect(proofs).toHaveLength(4);
-          if (proofs.some(Boolean)) {
-            proven++;
-            expect(want).toBeNull();
-          }
-        }),
-        { seed: SEED, numRuns: RUNS },
-      );
+      onVerifiedFrames(backend, t, (payload, want) => {
+        if (want === null) accepted++;
+        // Three exchanges (a run in bulk, for small bodies), then the frame alone.
+        const proofs = [...scanProofs(backend, t.codec.schema, exchanges(payload, 3)), ...scanProofs(backend, t.codec.schema, lone(payload))];
+        expect(proofs).toHaveLength(4);
+        if (proofs.some(Boolean)) {
+          proven++;
+          expect(want).toBeNull();
+        }
+      });
       // Only the SIMD build's stage 2 judges a schema in its walk; an error object is never proven; a result mostly is.
       if (backend.name !== 'wasm-simd' || t.tag === TAG_ERROR) expect(proven).toBe(0);
       else expect(proven).toBeGreaterThan(accepted / 4);
@@ -232,29 +241,18 @@ describe.each(BACKEND_ROWS)(`%s: the core proves only what buildFrame accepts (s
       expect(backend.name).toBe('js');
       return;
     }
-    const codec = t.codec.withBackend(backend);
     let accepted = 0;
     let proven = 0;
-    fc.assert(
-      fc.property(valuesFor(t.schema), fc.array(fc.nat(), { minLength: 8, maxLength: 8 }), fc.boolean(), (raw, picks, plain) => {
-        let k = 0;
-        const text = plain ? JSON.stringify(raw) : serialize(raw, () => picks[k++ % picks.length] + k);
-        if (text === undefined) return;
-        const payload = encoder.encode(`\u0000${text}`);
-        payload[0] = t.tag;
-        if (backend.verifyFrame(payload) !== null) return;
-        const want = built(codec, payload);
-        if (want === null) accepted++;
-        const sure = verifyHeld(payload, (view) => provenFrame(t.codec.schema, view, 0, view.length));
-        if (sure) {
-          proven++;
-          expect(want).toBeNull();
-        }
-        const run = exchanges(payload, 3);
-        expect(verifyHeld(run, (view) => provenRun(t.codec.schema, view, 0, 3))).toBe(sure ? 3 : 0);
-      }),
-      { seed: SEED, numRuns: RUNS },
-    );
+    onVerifiedFrames(backend, t, (payload, want) => {
+      if (want === null) accepted++;
+      const sure = verifyHeld(payload, (view) => provenFrame(t.codec.schema, view, 0, view.length));
+      if (sure) {
+        proven++;
+        expect(want).toBeNull();
+      }
+      const run = exchanges(payload, 3);
+      expect(verifyHeld(run, (view) => provenRun(t.codec.schema, view, 0, 3))).toBe(sure ? 3 : 0);
+    });
     // An error object is never proven (its code's range needs the value); a result mostly is.
     if (t.tag === TAG_ERROR) expect(proven).toBe(0);
     else expect(proven).toBeGreaterThan(accepted / 4);
