@@ -623,11 +623,12 @@ describe('proxy: a Streamable HTTP server, bounded', () => {
     expect(answered.payload).not.toBeNull();
     expect(notCarried(faults)).toEqual([]);
     await Promise.all(hung);
-    // Only the requests that were posted are cancelled at the server (the 8 open at the timeout, and the few a slot
-    // freed a moment before their own timeout): the others never reached it, and all 64 were cancelled before.
+    // Only the requests that were posted are cancelled at the server: the 8 open at the timeout, and those a slot
+    // freed a moment before their own timeout. How many of those there are depends on how far apart the 64 timers
+    // fire on a loaded machine (it can pass 16), but most of the burst never reached the server.
     await until(() => fake.notifications.filter((m) => m === 'notifications/cancelled').length >= 8);
     await sleep(200);
-    expect(fake.notifications.filter((m) => m === 'notifications/cancelled').length).toBeLessThanOrEqual(16);
+    expect(fake.notifications.filter((m) => m === 'notifications/cancelled').length).toBeLessThan(64 / 2);
   });
 
   it('bodies that never finish share one budget: what the proxy holds does not grow with the exchanges in flight', async () => {
