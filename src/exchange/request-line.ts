@@ -7,6 +7,7 @@
 // object, sent to the server as the request's params.
 
 import { validateJsonText } from '../contract/json-text.js';
+import { MemberScanner } from '../contract/members.js';
 import { codecForMethod, METHODS } from '../frame/endpoints.js';
 import { U32_MAX } from '../records/record.js';
 import { Status, statusName } from '../wire/status.js';
@@ -71,10 +72,11 @@ export function readRequestLine(text: string): ExchangeRequest | LineRefusal {
     return { refused: 'bad-json', message: (err as Error).message };
   }
   if (!isObject(value)) return { refused: 'bad-json', message: 'a request line is a JSON object' };
-  const channel = value.channel;
-  if (typeof channel !== 'number' || !Number.isInteger(channel) || channel < 0 || channel > U32_MAX) {
+  const named = value.channel;
+  if (typeof named !== 'number' || !Number.isInteger(named) || named < 0 || named > U32_MAX || !spelledExactly(text, named)) {
     return { refused: 'bad-channel', message: `channel must be an integer from 0 to ${U32_MAX}` };
   }
+  const channel = named + 0; // -0 is 0
   const method = value.method;
   if (typeof method !== 'string' || codecForMethod(method) === undefined) {
     return {
@@ -86,6 +88,58 @@ export function readRequestLine(text: string): ExchangeRequest | LineRefusal {
   }
   if (value.params !== undefined && !isObject(value.params)) return { refused: 'bad-params', message: 'params must be an object', channel, method };
   return value.params === undefined ? { channel, method } : { channel, method, params: value.params };
+}
+
+/**
+ * Whether the channel's spelling in the line denotes `channel` exactly, not
+ * a number that only rounds to it (4294967295.0000001 parses as 4294967295).
+ * With no backslash in the line, every `"channel":` in it is a member name
+ * spelled as such, so when each number such a name holds is plain digits,
+ * the top-level one is too; otherwise the top-level member's text is read.
+ */
+function spelledExactly(text: string, channel: number): boolean {
+  if (!text.includes('\\') && everyChannelPlain(text)) return true;
+  const scanner = new MemberScanner(['channel']);
+  scanner.push(utf8.encode(text));
+  const spelling = scanner.text('channel');
+  return spelling !== undefined && denotes(spelling, channel);
+}
+
+const isSpace = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
+
+/** Whether each number held by a member named `channel` (at any depth) is spelled in digits alone. */
+function everyChannelPlain(text: string): boolean {
+  for (let at = text.indexOf('"channel"'); at >= 0; at = text.indexOf('"channel"', at + 1)) {
+    let i = at + 9;
+    while (isSpace(text.charCodeAt(i))) i++;
+    if (text.charCodeAt(i) !== 0x3a) continue;
+    i++;
+    while (isSpace(text.charCodeAt(i))) i++;
+    if (!isDigit(text.charCodeAt(i)) && text.charCodeAt(i) !== 0x2d) continue;
+    if (text.charCodeAt(i) === 0x2d) return false;
+    while (isDigit(text.charCodeAt(i))) i++;
+    const c = text.charCodeAt(i);
+    if (c === 0x2e || c === 0x65 || c === 0x45) return false;
+  }
+  return true;
+}
+
+const utf8 = new TextEncoder();
+
+/** Whether a JSON number's text denotes the integer `n` exactly (7, 7.0, 0.7e1 and 70e-1 all denote 7). */
+function denotes(spelling: string, n: number): boolean {
+  const m = /^-?([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/.exec(spelling);
+  if (!m) return false;
+  const fraction = m[2] ?? '';
+  let digits = (m[1] + fraction).replace(/^0+/, '');
+  let exponent = Number(m[3] ?? 0) - fraction.length;
+  const trailing = digits.length - digits.replace(/0+$/, '').length;
+  digits = digits.slice(0, digits.length - trailing);
+  exponent += trailing;
+  if (digits === '') return n === 0;
+  const whole = String(n).replace(/0+$/, '');
+  return exponent >= 0 && digits === whole && exponent === String(n).length - whole.length;
 }
 
 export function isRefusal(r: ExchangeRequest | LineRefusal): r is LineRefusal {
