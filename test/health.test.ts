@@ -1,12 +1,16 @@
 // GET /healthz and GET /readyz, for load balancers: on --health without metrics, on --metrics with them, and under
-// --workers from the primary. /readyz answers 503 from the moment a drain begins, while connections still finish.
+// --workers from the primary. /readyz answers 503 from the moment a drain begins, while connections still finish, and
+// the proxy's while its MCP server is not ready.
 
 import { spawnSync } from 'node:child_process';
 import net from 'node:net';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { encodeFinish, encodeResponse } from '../src/records/record.js';
-import { httpStatus } from './support/haproxy.js';
-import { bin, type RelayProcess, startRelay, upstreamServer } from './support/relay-process.js';
+import { httpGet, httpStatus } from './support/haproxy.js';
+import { bin, type RelayProcess, startCli, startRelay, upstreamServer } from './support/relay-process.js';
+
+const SCRIPTED = path.join(import.meta.dirname, 'support', 'scripted-server.mjs');
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -67,6 +71,38 @@ describe('/healthz and /readyz', () => {
       expect(await relay.exited).toEqual({ code: 0, signal: null });
     }, 30_000);
   }
+
+  it('the proxy: /readyz answers 503 while its MCP server is not ready (starting, or started again), saying so', async () => {
+    // The server answers initialize 2 s after it comes, and exits 4 s after: ready from about 2 s to 4 s, then
+    // started again 100 ms later, and ready 2 s after that.
+    const env = { SCRIPTED_INIT_DELAY_MS: '2000', SCRIPTED_EXIT_AFTER_INIT_MS: '4000' };
+    const proxy = await startCli(
+      ['proxy', '--listen', '127.0.0.1:0', '--metrics', '127.0.0.1:0', '--log-level', 'info', '--', process.execPath, SCRIPTED],
+      env,
+    );
+    cleanups.push(() => proxy.kill());
+    const at = String(proxy.first.metrics);
+    const port = Number(at.split(':')[1]);
+    const readyz = async () => {
+      const { status, body } = await httpGet(port, '/readyz');
+      return [status, body];
+    };
+    // Each on a connection of its own: a pooled one could meet the port's idle close.
+    const serverReady = async () => Number(/^mcp_frames_proxy_server_ready (\d)$/m.exec((await httpGet(port, '/metrics')).body)?.[1]);
+    expect(await readyz()).toEqual([503, 'the MCP server is not ready\n']);
+    expect(await serverReady()).toBe(0);
+    expect(await httpStatus(port, '/healthz')).toBe(200);
+    await proxy.line((l) => l.event === 'server-ready');
+    expect(await readyz()).toEqual([200, 'ready\n']);
+    expect(await serverReady()).toBe(1);
+    await proxy.line((l) => l.event === 'fault' && l.reason === 'server-ended');
+    expect(await readyz()).toEqual([503, 'the MCP server is not ready\n']);
+    expect(await serverReady()).toBe(0);
+    await proxy.line((l) => l.event === 'server-ready' && l.starts === 2);
+    expect(await readyz()).toEqual([200, 'ready\n']);
+    proxy.child.kill('SIGTERM');
+    expect((await proxy.exited).code).toBe(0);
+  }, 30_000);
 
   it('--health and --metrics do not go together, and --health needs --listen', () => {
     for (const args of [

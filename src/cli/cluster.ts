@@ -336,9 +336,10 @@ class Primary {
     this.listener.close();
   }
 
-  /** Whether the relay as a whole takes new clients: listening, not stopping, with a worker that listens. */
-  private ready(): boolean {
-    return !this.stopping && this.listener.listening && this.slots.some((s) => s.listening && s.worker.isConnected());
+  /** Why the relay as a whole takes no new clients now, or null while it does: listening, not stopping, with a worker that listens. */
+  private notReady(): string | null {
+    if (this.stopping || !this.listener.listening) return 'draining';
+    return this.slots.some((s) => s.listening && s.worker.isConnected()) ? null : 'no worker is listening';
   }
 
   /**
@@ -350,7 +351,7 @@ class Primary {
     const health = this.config.health;
     if (health) {
       try {
-        return await serveHttp(health, { ready: () => this.ready() });
+        return await serveHttp(health, { notReady: () => this.notReady() });
       } catch (err) {
         this.stopping = true;
         this.listener.close();
@@ -373,7 +374,7 @@ class Primary {
       return m.aggregate([...(answers as never[]), (await own.getMetricsAsJSON()) as never]);
     };
     try {
-      return await m.serveMetrics(at, scrape, () => this.ready());
+      return await m.serveMetrics(at, scrape, () => this.notReady());
     } catch (err) {
       this.stopping = true;
       this.listener.close();

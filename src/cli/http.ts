@@ -4,8 +4,11 @@
 // while it accepts connections and is not draining, and 503 from the moment
 // a drain begins, before any connection is ended: a balancer that checks it
 // (HAProxy's `option httpchk GET /readyz`) sends new clients elsewhere while
-// the open ones finish. Neither needs prom-client: `--health HOST:PORT`
-// serves them alone when `--metrics` is off.
+// the open ones finish. The proxy answers 503 too while its MCP server is
+// not ready (starting, or started again after it ended), when every
+// exchange would wait or not be carried. The 503's body says why. Neither
+// needs prom-client: `--health HOST:PORT` serves them alone when
+// `--metrics` is off.
 
 import http from 'node:http';
 import type net from 'node:net';
@@ -26,8 +29,8 @@ const REQUEST_TIMEOUT_MS = 5_000;
 export interface HttpEndpoints {
   /** The metrics text and its content type, when metrics are served. */
   scrape?: () => Promise<{ contentType: string; text: string }>;
-  /** Whether the process accepts connections and is not draining. */
-  ready: () => boolean;
+  /** Why the process should get no new clients now ('draining', ...), or null while it takes them. */
+  notReady: () => string | null;
 }
 
 const TEXT = { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' };
@@ -45,8 +48,8 @@ function answer(endpoints: HttpEndpoints, request: http.IncomingMessage, respons
       response.writeHead(200, TEXT).end('ok\n');
       return;
     case '/readyz': {
-      const ready = endpoints.ready();
-      response.writeHead(ready ? 200 : 503, TEXT).end(ready ? 'ready\n' : 'draining\n');
+      const why = endpoints.notReady();
+      response.writeHead(why === null ? 200 : 503, TEXT).end(`${why ?? 'ready'}\n`);
       return;
     }
     case '/metrics':

@@ -221,9 +221,9 @@ export async function aggregate(parts: Parameters<typeof AggregatorRegistry.aggr
   return AggregatorRegistry.aggregate(parts).metrics();
 }
 
-/** Serves GET /metrics from `scrape`, with /healthz and /readyz (`ready`), on `at`. */
-export function serveMetrics(at: Endpoint, scrape: () => Promise<string>, ready: () => boolean = () => true) {
-  return serveHttp(at, { scrape: async () => ({ contentType: Registry.PROMETHEUS_CONTENT_TYPE, text: await scrape() }), ready });
+/** Serves GET /metrics from `scrape`, with /healthz and /readyz (`notReady` says why not), on `at`. */
+export function serveMetrics(at: Endpoint, scrape: () => Promise<string>, notReady: () => string | null = () => null) {
+  return serveHttp(at, { scrape: async () => ({ contentType: Registry.PROMETHEUS_CONTENT_TYPE, text: await scrape() }), notReady });
 }
 
 /** A registry with the proxy's metrics, each read from `stats()` when scraped. */
@@ -247,6 +247,9 @@ export function proxyRegistry(stats: () => Readonly<ProxyStats>): Registry {
     () => ({ overrun: stats().clientOverruns, idle: stats().clientIdleTimeouts }),
   );
   gauge(registry, 'proxy_in_flight', 'Exchanges in flight now', () => stats().inFlight);
+  gauge(registry, 'proxy_server_ready', 'Whether the MCP server is initialized and taking requests now (1) or not (0)', () =>
+    stats().serverReady ? 1 : 0,
+  );
   labelledCounter(
     registry,
     'proxy_exchanges_total',

@@ -136,6 +136,7 @@ export async function proxyCommand(args: readonly string[], io: Io): Promise<num
       drainTimeoutMs,
       fields: { server: 'url' in server ? String(server.url) : command.join(' '), backend: backend.name, validate, judges },
       open: () => ({ connections: proxy.stats.connectionsOpen, inFlight: proxy.stats.inFlight }),
+      notReady: () => (proxy.stats.serverReady ? null : 'the MCP server is not ready'),
       onListening: () => {
         const lines = held ?? [];
         held = null;

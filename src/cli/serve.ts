@@ -141,6 +141,8 @@ export interface ListenPlan {
   open: () => Readonly<Record<string, number>>;
   /** Called once the listening line is written (the proxy's lines wait for it: it is always the first). */
   onListening?: () => void;
+  /** Why the process should get no new clients though it listens and is not draining (the proxy's server not ready), or null. */
+  notReady?: () => string | null;
   /** Settles when the command cannot go on (no server could be started): it closes everything and exits 1. */
   fatal?: Promise<unknown>;
 }
@@ -164,15 +166,15 @@ export async function listenAndServe(listener: Listener, plan: ListenPlan, log: 
     throw new UsageError(`${plan.command}: cannot listen on ${hostPort(plan.listen)}: ${fsReason(err)}`, false);
   }
   let draining = false;
-  const ready = () => !draining && listener.server.listening;
+  const notReady = () => (draining || !listener.server.listening ? 'draining' : (plan.notReady?.() ?? null));
   let http: { server: import('node:http').Server; port: number } | undefined;
   const at = plan.metrics ?? plan.health;
   if (at) {
     try {
       if (plan.metrics && metricsModule && listener.registry) {
         const registry = listener.registry(metricsModule);
-        http = await metricsModule.serveMetrics(plan.metrics, () => registry.metrics(), ready);
-      } else http = await serveHttp(at, { ready });
+        http = await metricsModule.serveMetrics(plan.metrics, () => registry.metrics(), notReady);
+      } else http = await serveHttp(at, { notReady });
     } catch (err) {
       listener.server.close();
       await listener.close?.();

@@ -250,8 +250,9 @@ ${wrap(BACKEND_CHOICES.join(', '), 26)}
                           (Prometheus), and /healthz and /readyz
   --health HOST:PORT      relay --listen, proxy: serve GET /healthz (200 while
                           the process serves) and /readyz (200 while it takes
-                          clients, 503 from the start of a drain) there,
-                          when --metrics is off
+                          clients, 503 from the start of a drain, and while
+                          the proxy's MCP server is not ready) there, when
+                          --metrics is off
   --log-level L           relay, proxy: error, warn (default) or info`;
     default:
       return `  --upstream HOST:PORT    relay --listen: where each client's own upstream

@@ -56,6 +56,8 @@ export type ProxyFault =
 export const LATENCY_BUCKETS: readonly number[] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 export interface ProxyStats extends SessionCounts {
+  /** Whether a server is initialized and taking requests now: false while it starts, after it ended until it is ready again, and once the proxy gave up. */
+  serverReady: boolean;
   connectionsOpen: number;
   connectionsTotal: number;
   /** Clients reset as they came because maxConnections were open. */
@@ -79,7 +81,10 @@ export interface ProxyStats extends SessionCounts {
 }
 
 /** The counts that are the proxy's own (the session keeps its own, and the core its connections'). */
-export type OwnCounts = Omit<ProxyStats, keyof SessionCounts | 'connectionsOpen' | 'connectionsTotal' | 'connectionsRefused' | 'proxyHeaderRefused'>;
+export type OwnCounts = Omit<
+  ProxyStats,
+  keyof SessionCounts | 'connectionsOpen' | 'connectionsTotal' | 'connectionsRefused' | 'proxyHeaderRefused' | 'serverReady'
+>;
 
 export function newCounts(): OwnCounts {
   return {

@@ -137,6 +137,7 @@ function liveStats(core: ConnectionCore<ProxyConnection, ProxyConnectionSummary>
     connectionsTotal: { get: () => core.total, enumerable: true },
     connectionsRefused: { get: () => core.refused, enumerable: true },
     proxyHeaderRefused: { get: () => core.headerRefused, enumerable: true },
+    serverReady: { get: () => session.ready, enumerable: true },
   });
   for (const source of [own, session.counts] as Array<Record<string, unknown>>) {
     for (const key of Object.keys(source)) Object.defineProperty(stats, key, { get: () => source[key], enumerable: true });

@@ -124,7 +124,12 @@ export async function startHaproxy(ports: Ports): Promise<Haproxy> {
 }
 
 /** GET http://127.0.0.1:PORT/PATH: the status, or 0 when nothing answers. */
-export function httpStatus(port: number, pathname: string): Promise<number> {
+export async function httpStatus(port: number, pathname: string): Promise<number> {
+  return (await httpGet(port, pathname)).status;
+}
+
+/** GET http://127.0.0.1:PORT/PATH on a connection of its own: the status (0 when nothing answers) and the body. */
+export function httpGet(port: number, pathname: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve) => {
     const s = net.connect(port, '127.0.0.1');
     let text = '';
@@ -133,9 +138,27 @@ export function httpStatus(port: number, pathname: string): Promise<number> {
     s.on('data', (d: Buffer) => {
       text += d;
     });
-    s.on('close', () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0)));
+    s.on('close', () => {
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0);
+      const head = text.indexOf('\r\n\r\n');
+      const body = head < 0 ? '' : text.slice(head + 4);
+      resolve({ status, body: /^transfer-encoding: *chunked/im.test(text.slice(0, head)) ? dechunk(body) : body });
+    });
     s.on('error', () => {});
   });
+}
+
+/** A chunked body's data. */
+function dechunk(body: string): string {
+  let data = '';
+  for (let at = 0; at < body.length; ) {
+    const eol = body.indexOf('\r\n', at);
+    const size = Number.parseInt(body.slice(at, eol), 16);
+    if (!(size > 0)) break;
+    data += body.slice(eol + 2, eol + 2 + size);
+    at = eol + 2 + size + 2;
+  }
+  return data;
 }
 
 /** Resolves once `test()` holds, looking every 20 ms; rejects after `ms`. */

@@ -20,6 +20,7 @@
 //   anything else: -32002, resource not found.
 //
 // The environment can make it misbehave as a whole:
+//   SCRIPTED_INIT_DELAY_MS=N        answer initialize N ms after it comes
 //   SCRIPTED_EXIT_AFTER_INIT_MS=N   exit N ms after answering initialize
 //   SCRIPTED_STOP_READING=1         read nothing more of stdin after initialize
 //   SCRIPTED_STUBBORN=1             ignore SIGTERM, and stay up when stdin ends
@@ -41,9 +42,10 @@ const lines = createInterface({ input: process.stdin });
 lines.on('line', (line) => {
   const m = JSON.parse(line);
   if (m.method === 'initialize') {
-    write(
-      `{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":{"protocolVersion":"2025-06-18","capabilities":{"resources":{}},"serverInfo":{"name":"scripted","version":"1"}}}`,
-    );
+    const result = `{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":{"protocolVersion":"2025-06-18","capabilities":{"resources":{}},"serverInfo":{"name":"scripted","version":"1"}}}`;
+    const delay = Number(process.env.SCRIPTED_INIT_DELAY_MS);
+    if (delay > 0) setTimeout(() => write(result), delay);
+    else write(result);
     const exitAfter = Number(process.env.SCRIPTED_EXIT_AFTER_INIT_MS);
     if (exitAfter >= 0) setTimeout(() => process.exit(0), exitAfter);
     if (process.env.SCRIPTED_STOP_READING) {
