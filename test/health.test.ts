@@ -63,6 +63,11 @@ describe('/healthz and /readyz', () => {
       expect(await httpStatus(port, '/healthz')).toBe(200);
       expect(await httpStatus(port, '/readyz')).toBe(200);
       expect(await httpStatus(port, '/nowhere')).toBe(404);
+      // The absolute form a client sends through an HTTP proxy (RFC 9112 section 3.2.2) names the same paths.
+      expect(await httpStatus(port, `http://127.0.0.1:${port}/readyz`)).toBe(200);
+      expect(await httpStatus(port, `HTTP://localhost/healthz?probe=1`)).toBe(200);
+      expect(await httpStatus(port, `http://127.0.0.1:${port}/nowhere`)).toBe(404);
+      expect(await httpStatus(port, `http://127.0.0.1:${port}`)).toBe(404);
       relay.child.kill('SIGTERM');
       await relay.line((l) => l.event === 'drain');
       expect(await httpStatus(port, '/readyz')).toBe(503);

@@ -35,9 +35,17 @@ export interface HttpEndpoints {
 
 const TEXT = { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' };
 
+/** A request target's path: origin-form (`/readyz?x`) or absolute-form (`http://host:port/readyz`, RFC 9112 section 3.2.2). */
+function pathOf(target: string): string {
+  const path = target.split('?')[0];
+  if (path.startsWith('/')) return path;
+  const absolute = /^https?:\/\/[^/]*(\/.*)?$/i.exec(path);
+  return absolute ? (absolute[1] ?? '/') : path;
+}
+
 /** Answers one request: a path of the port's, or 404 naming them. */
 function answer(endpoints: HttpEndpoints, request: http.IncomingMessage, response: http.ServerResponse): void {
-  const path = request.url?.split('?')[0];
+  const path = pathOf(request.url ?? '');
   const paths = endpoints.scrape ? 'GET /metrics, /healthz or /readyz' : 'GET /healthz or /readyz';
   if ((request.method !== 'GET' && request.method !== 'HEAD') || (path === '/metrics' && !endpoints.scrape)) {
     response.writeHead(404, TEXT).end(`not found: ask ${paths}\n`);
