@@ -35,12 +35,13 @@ const USAGE = `usage: node bench/run.mjs [--filter REGEX] [--quick] [--out DIR] 
                   the report says so
   --out DIR       where to write the report; default bench/report for a
                   full run, bench/report/partial for --filter or --quick
-  --list          print the case names and exit
+  --list          print the case names and exit (those timed in rounds
+                  against their yardsticks are marked '(rounds)')
 
   The cases timed in rounds (whole processes, streams of megabytes: relay/
-  web-streams, cli, tcp-single, tcp-scale, tcp-concurrent, in-process;
-  proxy/) run
-  after the rest; --filter selects them by name like any other case.
+  web-streams, cli, cli-full, tcp-single, tcp-scale, tcp-concurrent,
+  in-process; proxy/) run after the rest; --filter selects them by name
+  like any other case.
 `;
 
 /**
@@ -144,11 +145,13 @@ async function main() {
   const all = [...built.cases, ...(await bundledCases([...frames, ...built.captures], backends))];
   const selected = (name) => !filter || filter.test(name);
   const cases = all.filter((c) => selected(c.name) || selected(`${c.name}@${c.backend}`));
+  const wanted = (name) => selected(name) || selected(`${name}@mcp-frames`) || selected(`${name}@wasm-simd`);
   if (args.list) {
     for (const c of cases) process.stdout.write(`${c.name}@${c.backend}\n`);
+    // Timed in rounds, each against its yardsticks (the bare proxy, the other backends): one name a case.
+    for (const [names] of ROUND_CASES) for (const name of names.filter(wanted)) process.stdout.write(`${name} (rounds)\n`);
     return;
   }
-  const wanted = (name) => selected(name) || selected(`${name}@mcp-frames`) || selected(`${name}@wasm-simd`);
   if (cases.length === 0 && !ROUND_CASES.some(([names]) => names.some(wanted)))
     throw new Error(`no case matches --filter ${args.filter}; try --list`);
 
