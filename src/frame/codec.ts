@@ -36,7 +36,8 @@ import {
 } from '../contract/schema.js';
 import { hasAlphabetRun, LONG_STRING, swapBase64Check } from '../contract/base64.js';
 import { checkTarget, type EncodeIntoResult, writeFrame, writeFrameInto, writeJudged, writeJudgedInto } from '../contract/body-writer.js';
-import { planOf } from '../contract/judge-plan.js';
+import { type Plan, planOf } from '../contract/judge-plan.js';
+import type { JudgeNode } from '../contract/judge-node.js';
 import { utf8Text } from '../contract/utf8-text.js';
 import { SHORT_TEXT, screenShortText } from '../contract/screen.js';
 import { parseBody } from '../contract/json-value.js';
@@ -80,31 +81,53 @@ function schemaError(fault: SchemaFault, payload: Uint8Array): FrameError {
   return FrameError.body(fault.rule, locate(payload, 1, payload.length, fault.path), fault.detail);
 }
 
-/**
- * Makes the codec for an endpoint. With no backend, it uses the default
- * backend at each call (see src/backend/default.ts).
- */
-export function defineCodec<R>(spec: EndpointSpec, backend?: PublicBackend): FrameCodec<R> {
-  const own = backend && checkBackend(backend, 'defineCodec');
-  const use = own ? () => own : defaultBackend;
-  const { schema } = spec;
-  // Resolved once: the compiled judges of this codec's result and of the error object.
+/** The judges of one codec's schema: resolved once, shared by its decode and its encode. */
+interface Judges {
+  /** The compiled judges of the result and of the error object, when there are. */
+  readonly resultNode: JudgeNode | undefined;
+  readonly errorNode: JudgeNode | undefined;
+  readonly judgeResult: (value: unknown) => SchemaFault | null;
+  readonly judgeErrorObject: (value: unknown) => SchemaFault | null;
+  /** Whether a result can hold a blob, whose base64 check the backend may take (an error object holds none). */
+  readonly resultBlobs: boolean;
+  /** What encode's writer judges a result by as it writes it (judge-plan.ts). */
+  readonly resultPlan: Plan | undefined;
+}
+
+function judgesOf(schema: EndpointSpec['schema']): Judges {
   const resultNode = compiledJudge(schema);
   const errorNode = compiledJudge(ErrorObjectSchema);
-  const judgeResult = (value: unknown) => (resultNode ? judgeWith(resultNode, schema, value) : judge(schema, value));
-  const judgeErrorObject = (value: unknown) => (errorNode ? (judgeWith(errorNode, ErrorObjectSchema, value) ?? codeRange(value)) : judgeError(value));
-  // Whether a result can hold a blob, whose base64 check the backend may take (an error object holds none).
-  const resultBlobs = resultNode !== undefined && reachesBase64(resultNode);
-  // What encode's writer judges a result by as it writes it (judge-plan.ts).
-  const resultPlan = resultNode && planOf(resultNode);
+  return {
+    resultNode,
+    errorNode,
+    judgeResult: (value) => (resultNode ? judgeWith(resultNode, schema, value) : judge(schema, value)),
+    judgeErrorObject: (value) => (errorNode ? (judgeWith(errorNode, ErrorObjectSchema, value) ?? codeRange(value)) : judgeError(value)),
+    resultBlobs: resultNode !== undefined && reachesBase64(resultNode),
+    resultPlan: resultNode && planOf(resultNode),
+  };
+}
+
+/**
+ * A codec's decoding: the backend's check of the bytes, then the schema's
+ * verdict, on the value or on the bytes. One per codec; `use` gives the
+ * backend at each call (the codec's own, or the default).
+ */
+class Decoding<R> {
+  /** One options object for every judgeOnly: the verdict on a valid frame allocates nothing. */
+  private readonly byteOptions: { strings: StringKit | undefined } = { strings: undefined };
+
+  constructor(
+    private readonly use: () => Backend,
+    private readonly judges: Judges,
+  ) {}
 
   /** The result judge, with the backend's base64 check for long strings in force while it runs. */
-  function judgeResultWith(value: unknown): SchemaFault | null {
-    const strings = use().strings;
-    if (strings === undefined) return judgeResult(value);
+  private judgeResultWith(value: unknown): SchemaFault | null {
+    const strings = this.use().strings;
+    if (strings === undefined) return this.judges.judgeResult(value);
     const outer = swapBase64Check(strings.base64String);
     try {
-      return judgeResult(value);
+      return this.judges.judgeResult(value);
     } finally {
       swapBase64Check(outer);
     }
@@ -117,14 +140,14 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: PublicBackend): Fra
    * built from `payload`, since a decoder reads a JS buffer faster than a
    * view of WebAssembly memory (about 15% on 1 MiB here).
    */
-  function build(payload: Uint8Array, fault: Fault | null, held: Uint8Array = payload): Frame<R> | FrameError {
+  build(payload: Uint8Array, fault: Fault | null, held: Uint8Array = payload): Frame<R> | FrameError {
     if (fault) return toFrameError(fault, payload);
     const tag = payload[0];
-    const node = tag === TAG_RESULT ? resultNode : errorNode;
+    const node = tag === TAG_RESULT ? this.judges.resultNode : this.judges.errorNode;
     // A large body is judged on its bytes before any value is built (src/contract/judge-bytes.ts):
     // the verdict in one pass, and the exact walk only when that refuses.
     if (node !== undefined && payload.length - 1 > SMALL) {
-      const strings = use().strings;
+      const strings = this.use().strings;
       const blobs: number[] = [];
       const accepted = acceptsBytes(node, held, 1, held.length, { strings, blobs });
       const bad = accepted ? undefined : judgeBytes(node, held, 1, held.length, { strings });
@@ -134,17 +157,17 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: PublicBackend): Fra
       const range = codeRange(value);
       return range ? schemaError(range, payload) : { kind: 'error', error: value as ErrorObject };
     }
-    return judged(payload, JSON.parse(utf8Text(payload, 1, payload.length)));
+    return this.judged(payload, JSON.parse(utf8Text(payload, 1, payload.length)));
   }
 
   /** The frame of `value`, JSON.parse's of the body of `payload`, which rule 4.1 accepts: the schema's verdict. */
-  function judged(payload: Uint8Array, value: unknown): Frame<R> | FrameError {
+  private judged(payload: Uint8Array, value: unknown): Frame<R> | FrameError {
     if (payload[0] === TAG_RESULT) {
       // A body shorter than a long string holds none: the JS check takes its blobs.
-      const bad = resultBlobs && payload.length > LONG_STRING ? judgeResultWith(value) : judgeResult(value);
+      const bad = this.judges.resultBlobs && payload.length > LONG_STRING ? this.judgeResultWith(value) : this.judges.judgeResult(value);
       return bad ? schemaError(bad, payload) : { kind: 'result', result: value as R };
     }
-    const bad = judgeErrorObject(value);
+    const bad = this.judges.judgeErrorObject(value);
     return bad ? schemaError(bad, payload) : { kind: 'error', error: value as ErrorObject };
   }
 
@@ -163,15 +186,15 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: PublicBackend): Fra
    * on a 280 MB error frame whose `data` was 140 million zeros. It forwards
    * it now, as WIRE.md section 7 asks of a valid frame.
    */
-  function judgeOnly(b: Uint8Array, start: number, end: number): FrameError | null {
+  judgeOnly(b: Uint8Array, start: number, end: number): FrameError | null {
+    const { resultNode, errorNode } = this.judges;
     if (b[start] === TAG_RESULT && resultNode !== undefined) {
-      // One options object for every call: the verdict on a valid frame allocates nothing.
-      byteOptions.strings = use().strings;
-      if (acceptsBytes(resultNode, b, start + 1, end, byteOptions)) return null;
+      this.byteOptions.strings = this.use().strings;
+      if (acceptsBytes(resultNode, b, start + 1, end, this.byteOptions)) return null;
     }
     const payload = b.subarray(start, end);
     if (payload[0] === TAG_ERROR && errorNode !== undefined && payload.length - 1 > SMALL) {
-      const strings = use().strings;
+      const strings = this.use().strings;
       const bad = acceptsBytes(errorNode, payload, 1, payload.length, { strings })
         ? undefined
         : judgeBytes(errorNode, payload, 1, payload.length, { strings });
@@ -180,10 +203,9 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: PublicBackend): Fra
       return range ? schemaError(range, payload) : null;
     }
     // An error object (its code's range needs the value), a codec with no compiled judge, or a refusal: build decides, and names the fault.
-    const frame = build(payload, null);
+    const frame = this.build(payload, null);
     return frame instanceof FrameError ? frame : null;
   }
-  const byteOptions: { strings: StringKit | undefined } = { strings: undefined };
 
   /**
    * A result that may hold a blob, judged where the backend holds it: the
@@ -192,22 +214,28 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: PublicBackend): Fra
    * made copied back into the core. A refusal goes to build, which names
    * the fault.
    */
-  function buildHeld(payload: Uint8Array, fault: Fault | null, held: Uint8Array): Frame<R> | FrameError {
+  private buildHeld(payload: Uint8Array, fault: Fault | null, held: Uint8Array): Frame<R> | FrameError {
     const blobs: number[] = [];
-    if (fault || !acceptsBytes(resultNode!, held, 1, held.length, { strings: use().strings, blobs })) return build(payload, fault);
+    if (fault || !acceptsBytes(this.judges.resultNode!, held, 1, held.length, { strings: this.use().strings, blobs }))
+      return this.build(payload, fault);
     return { kind: 'result', result: parseBody(payload, 1, payload.length, blobs) as R };
   }
 
-  function tryDecode(payload: Uint8Array): Frame<R> | FrameError {
-    const backend = use();
+  tryDecode(payload: Uint8Array): Frame<R> | FrameError {
+    const backend = this.use();
     if (backend.verifyHeld !== undefined) {
       // A body the byte judge walks is walked where the backend holds it, so that its strings are read there.
-      if (payload.length - 1 > SMALL) return backend.verifyHeld(payload, (held, fault) => build(payload, fault, held));
+      if (payload.length - 1 > SMALL) return backend.verifyHeld(payload, (held, fault) => this.build(payload, fault, held));
       // PERF NOTES: a result of some size whose first bytes hold a long run of
       // the base64 alphabet likely carries a blob (a text has spaces, a URI
       // punctuation): it goes the held way. Only the speed depends on the guess.
-      if (resultBlobs && payload.length >= HELD_BLOBS && payload[0] === TAG_RESULT && hasAlphabetRun(payload, 1, Math.min(payload.length, 513), 64)) {
-        return backend.verifyHeld(payload, (held, fault) => buildHeld(payload, fault, held));
+      if (
+        this.judges.resultBlobs &&
+        payload.length >= HELD_BLOBS &&
+        payload[0] === TAG_RESULT &&
+        hasAlphabetRun(payload, 1, Math.min(payload.length, 513), 64)
+      ) {
+        return backend.verifyHeld(payload, (held, fault) => this.buildHeld(payload, fault, held));
       }
     }
     // A short body with a known tag is screened on its text first
@@ -219,14 +247,14 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: PublicBackend): Fra
     // to 9% fewer. A large body is judged on its bytes before anything is
     // parsed (build): no screen for it.
     const short = isShort(payload);
-    if (!short && (backend.screenFrame === undefined || payload.length - 1 > SMALL)) return build(payload, backend.verifyFrame(payload));
+    if (!short && (backend.screenFrame === undefined || payload.length - 1 > SMALL)) return this.build(payload, backend.verifyFrame(payload));
     const text = utf8Text(payload, 1, payload.length);
     if (!short || !screenShortText(text, payload.length - 1)) {
-      if (backend.screenFrame === undefined) return build(payload, backend.verifyFrame(payload));
+      if (backend.screenFrame === undefined) return this.build(payload, backend.verifyFrame(payload));
       const checked = backend.screenFrame(payload, text);
       // null: the screen did not pass the body, and verifyFrame accepted it.
       // It is parsed below as build would parse it, from the text already made.
-      if (checked !== SCREENED && checked !== null) return build(payload, checked);
+      if (checked !== SCREENED && checked !== null) return this.build(payload, checked);
     }
     // A screen passed, or verifyFrame accepted the body: JSON.parse's verdict is
     // rule 4.1's (src/contract/screen.ts). Where it throws, the grammar is
@@ -235,61 +263,73 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: PublicBackend): Fra
     try {
       value = JSON.parse(text);
     } catch {
-      return build(payload, backend.verifyFrame(payload));
+      return this.build(payload, backend.verifyFrame(payload));
     }
-    return judged(payload, value);
+    return this.judged(payload, value);
   }
+}
 
-  function encode(frame: Frame<R>): Uint8Array {
-    let kind: unknown;
-    let body: unknown;
-    // The frame is the caller's value too: its kind is read once, and a
-    // getter or a Proxy trap that throws is reported as writeFrame reports
-    // one inside the body.
-    try {
-      kind = frame?.kind;
-      if (kind === 'result') body = (frame as { result: unknown }).result;
-      else if (kind === 'error') body = (frame as { error: unknown }).error;
-    } catch (e) {
-      throw new EncodeError(REFUSAL.threw(e), [], { cause: e });
-    }
-    if (kind !== 'result' && kind !== 'error') throw new EncodeError("a frame's kind is 'result' or 'error'", []);
-    const tag = kind === 'result' ? TAG_RESULT : TAG_ERROR;
-    // One pass: the writer checks rule 4.1 as it writes, and the schema
-    // judges the value as written, never a second reading of `body`
-    // (src/contract/body-writer.ts says why).
-    if (tag === TAG_ERROR) return writeFrame(tag, body, refuseErrorObject);
-    return resultPlan ? writeJudged(tag, body, resultPlan, refuseResult) : writeFrame(tag, body, refuseResult);
+/**
+ * A frame's tag and body, read once from the caller's value: a getter or a
+ * Proxy trap that throws is reported as writeFrame reports one inside the
+ * body. Returns the body, with its tag left in `bodyTag`.
+ */
+function frameBody(frame: unknown): unknown {
+  let kind: unknown;
+  let body: unknown;
+  try {
+    kind = (frame as { kind?: unknown } | null | undefined)?.kind;
+    if (kind === 'result') body = (frame as { result: unknown }).result;
+    else if (kind === 'error') body = (frame as { error: unknown }).error;
+  } catch (e) {
+    throw new EncodeError(REFUSAL.threw(e), [], { cause: e });
   }
+  if (kind !== 'result' && kind !== 'error') throw new EncodeError("a frame's kind is 'result' or 'error'", []);
+  bodyTag = kind === 'result' ? TAG_RESULT : TAG_ERROR;
+  return body;
+}
+let bodyTag = TAG_RESULT;
 
-  function encodeInto(frame: Frame<R>, target: Uint8Array): EncodeIntoResult {
-    checkTarget(target);
-    let kind: unknown;
-    let body: unknown;
-    // Read once, as encode reads it.
-    try {
-      kind = frame?.kind;
-      if (kind === 'result') body = (frame as { result: unknown }).result;
-      else if (kind === 'error') body = (frame as { error: unknown }).error;
-    } catch (e) {
-      throw new EncodeError(REFUSAL.threw(e), [], { cause: e });
-    }
-    if (kind !== 'result' && kind !== 'error') throw new EncodeError("a frame's kind is 'result' or 'error'", []);
-    if (kind === 'error') return writeFrameInto(TAG_ERROR, body, refuseErrorObject, target);
-    return resultPlan ? writeJudgedInto(TAG_RESULT, body, resultPlan, refuseResult, target) : writeFrameInto(TAG_RESULT, body, refuseResult, target);
-  }
+/**
+ * A codec's encode and encodeInto. One pass: the writer checks rule 4.1 as
+ * it writes, and the schema judges the value as written, never a second
+ * reading of the body (src/contract/body-writer.ts says why), with the
+ * same judges as decode's.
+ */
+function encoders<R>(judges: Judges): Pick<FrameCodec<R>, 'encode' | 'encodeInto'> {
+  const { resultPlan } = judges;
+  const refuseResult = (written: unknown): EncodeError | null => refusal(judges.judgeResult(written));
+  const refuseErrorObject = (written: unknown): EncodeError | null => refusal(judges.judgeErrorObject(written));
+  return {
+    encode(frame: Frame<R>): Uint8Array {
+      const body = frameBody(frame);
+      if (bodyTag === TAG_ERROR) return writeFrame(TAG_ERROR, body, refuseErrorObject);
+      return resultPlan ? writeJudged(TAG_RESULT, body, resultPlan, refuseResult) : writeFrame(TAG_RESULT, body, refuseResult);
+    },
+    encodeInto(frame: Frame<R>, target: Uint8Array): EncodeIntoResult {
+      checkTarget(target);
+      const body = frameBody(frame);
+      if (bodyTag === TAG_ERROR) return writeFrameInto(TAG_ERROR, body, refuseErrorObject, target);
+      return resultPlan
+        ? writeJudgedInto(TAG_RESULT, body, resultPlan, refuseResult, target)
+        : writeFrameInto(TAG_RESULT, body, refuseResult, target);
+    },
+  };
+}
 
-  /** Encode's verdicts on the value as written: the same judges as decode's. */
-  function refuseResult(written: unknown): EncodeError | null {
-    return refusal(judgeResult(written));
-  }
-
-  function refuseErrorObject(written: unknown): EncodeError | null {
-    return refusal(judgeErrorObject(written));
-  }
-
+/**
+ * Makes the codec for an endpoint. With no backend, it uses the default
+ * backend at each call (see src/backend/default.ts).
+ */
+export function defineCodec<R>(spec: EndpointSpec, backend?: PublicBackend): FrameCodec<R> {
+  const own = backend && checkBackend(backend, 'defineCodec');
+  const use = own ? () => own : defaultBackend;
+  const judges = judgesOf(spec.schema);
+  const decoding = new Decoding<R>(use, judges);
+  const { encode, encodeInto } = encoders<R>(judges);
+  const tryDecode = (payload: Uint8Array) => decoding.tryDecode(payload);
   // The spec's three members first, then any others it has (see BACKEND_PROPERTY's notes).
-  const { endpoint, method, schema: _schema, ...others } = spec;
+  const { endpoint, method, schema, ...others } = spec;
   const codec = {
     endpoint,
     method,
@@ -316,7 +356,11 @@ export function defineCodec<R>(spec: EndpointSpec, backend?: PublicBackend): Fra
   } as FrameCodec<R>;
   USES.set(codec, use);
   Object.defineProperty(codec, 'backend', BACKEND_PROPERTY);
-  registerBuild(codec, (payload, fault) => build(payload, fault), judgeOnly);
+  registerBuild(
+    codec,
+    (payload, fault) => decoding.build(payload, fault),
+    (b, start, end) => decoding.judgeOnly(b, start, end),
+  );
   return codec;
 }
 
