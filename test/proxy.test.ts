@@ -280,6 +280,17 @@ describe('proxy: every exchange ends', () => {
     expect(text(missing)).toBe('{"code":-32002,"message":"Resource not found","data":{"uri":"scripted://missing"}}');
   });
 
+  it("sends the request's params to the server as the client wrote them, never parsed and printed again", async () => {
+    const { port } = await start({ server: scripted() });
+    const client = await connect(port);
+    const params = '{"uri":"scripted://line", "n":1.000000,"m":12345678901234567890,"z":-0,"2":1,"1":2,"e":"\\u00e9","e":"last"}';
+    const answered = client.finishOf(4);
+    client.socket.write(`{"channel":4,"method":"resources/read","params":${params}}\n`);
+    const line = JSON.parse(text(await answered)).contents[0].text as string;
+    expect(line).toContain(`"params":${params}}`);
+    expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0', method: 'resources/read' });
+  });
+
   it('does not carry an answer that breaks WIRE.md (a lone surrogate), and says why', async () => {
     const { proxy, port, faults } = await start({ server: scripted() });
     const client = await connect(port);

@@ -44,8 +44,41 @@ describe('a request line: the channel', () => {
     expect(channelOf('{"method":"tools/list","channel" :\t7.00000000000000001 }')).toBe('bad-channel');
   });
 
-  it('refuses a channel spelled in more bytes than any integer needs to be kept (past 64)', () => {
-    expect(channelOf(line(`7.${'0'.repeat(40)}`))).toBe(7);
-    expect(channelOf(line(`7.${'0'.repeat(80)}`))).toBe('bad-channel');
+  it('reads a channel spelled at any length, and names escaped at any length', () => {
+    expect(channelOf(line(`7.${'0'.repeat(80)}`))).toBe(7);
+    expect(channelOf(line(`7.${'0'.repeat(80)}1`))).toBe('bad-channel');
+    const escaped = '\\u0063\\u0068\\u0061\\u006e\\u006e\\u0065\\u006c';
+    expect(channelOf(`{"${escaped}":7,"method":"tools/list"}`)).toBe(7);
+    // The last of duplicate names decides, escaped or not.
+    expect(channelOf(`{"channel":7,"${escaped}":7.00000000000000001,"method":"tools/list"}`)).toBe('bad-channel');
+    expect(channelOf(`{"${escaped}":7.00000000000000001,"channel":7,"method":"tools/list"}`)).toBe(7);
+  });
+});
+
+describe('a request line: the params', () => {
+  const read = (text: string) => readRequestBytes(new TextEncoder().encode(text));
+
+  it('are kept as the client wrote them: number spellings, duplicates, key order and escapes', () => {
+    const params = '{ "n":1.000000,"m":12345678901234567890,"z":-0,"2":1,"1":2,"a":"\\u00e9\\"}","a":[{"channel":1.5}] }';
+    expect(read(`{"channel":3,"method":"tools/call","params":${params}}`)).toEqual({ channel: 3, method: 'tools/call', paramsText: params });
+    // The last of duplicate params is the one sent, as JSON.parse would take it.
+    expect(read('{"params":{"a":1},"channel":3,"method":"tools/call","params":{"b":2}}')).toMatchObject({ paramsText: '{"b":2}' });
+    expect(read('{"channel":3,"method":"tools/list"}')).toEqual({ channel: 3, method: 'tools/list' });
+  });
+
+  it('are an object: anything else is refused', () => {
+    for (const params of ['null', '[]', '"x"', '1', 'true']) {
+      expect(read(`{"channel":3,"method":"tools/list","params":${params}}`)).toMatchObject({ refused: 'bad-params', channel: 3 });
+    }
+  });
+
+  it('readRequestLine gives them parsed', () => {
+    expect(readRequestLine('{"channel":3,"method":"tools/call","params":{"name":"x","arguments":{"a":[1,2]}}}')).toEqual({
+      channel: 3,
+      method: 'tools/call',
+      params: { name: 'x', arguments: { a: [1, 2] } },
+    });
+    expect(readRequestLine('{"channel":3,')).toMatchObject({ refused: 'bad-json' });
+    expect(readRequestLine('[1]')).toMatchObject({ refused: 'bad-json' });
   });
 });

@@ -125,15 +125,10 @@ export class MemberScanner {
     this.capturing = null;
   }
 
-  /** The text of member `name`'s value read so far (when the object has ended, its last); undefined when there was none short enough to keep. */
-  text(name: string): string | undefined {
-    if (this.capturing === name) this.captureEnd();
-    return this.texts.get(name);
-  }
-
   /** The value of member `name` read so far (when the object has ended, its last), parsed; undefined when there was none that parses. */
   value(name: string): unknown {
-    const text = this.text(name);
+    if (this.capturing === name) this.captureEnd();
+    const text = this.texts.get(name);
     if (text === undefined) return undefined;
     try {
       return JSON.parse(text);

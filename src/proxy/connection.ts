@@ -49,7 +49,7 @@ import type { Exchange, ExchangeOwner, NotCarriedCause, ProxyConnectionEnd, Prox
 import { countAnswer } from './context.js';
 import { LineReader } from '../exchange/lines.js';
 import type { Envelope } from './message.js';
-import { type ExchangeRequest, isRefusal, type LineRefusal, readRequestBytes } from '../exchange/request-line.js';
+import { isRefusal, type LineRefusal, type RequestLine, readRequestBytes } from '../exchange/request-line.js';
 import type { SessionLoss } from './session.js';
 
 /** What a finish alone is sent with: the fault's detail. */
@@ -101,7 +101,8 @@ export class ProxyConnection implements Served, ExchangeOwner {
     const socket = accepted.socket;
     this.socket = socket;
     this.lastClientByte = accepted.opened;
-    // No held-bytes limit: an exchange holds its request's params, bounded by the line limit.
+    // No held-bytes limit: an exchange waiting for the server holds its params' text (the server queue's bound counts
+    // it), and one sent holds none.
     this.exchanges = new OpenChannels(settings.maxInFlight, Number.MAX_SAFE_INTEGER);
     this.lines = new LineReader(settings.maxLineBytes, {
       line: (bytes) => this.onLine(bytes),
@@ -184,7 +185,7 @@ export class ProxyConnection implements Served, ExchangeOwner {
       from: this,
       channel: request.channel,
       method: request.method,
-      params: request.params,
+      paramsText: request.paramsText,
       size: bytes.length,
       codec: this.proxy.codecOf(request.method),
       started: performance.now(),
@@ -206,7 +207,7 @@ export class ProxyConnection implements Served, ExchangeOwner {
     if (refusal.channel !== undefined && !this.exchanges.has(refusal.channel)) this.send(encodeFinish(refusal.channel));
   }
 
-  private refuseTooMany(request: ExchangeRequest): void {
+  private refuseTooMany(request: RequestLine): void {
     const limit = this.proxy.settings.maxInFlight;
     this.refuse({
       refused: 'too-many-in-flight',

@@ -55,7 +55,8 @@ function describeEnd(end: ServerEnd): string {
 /** What the session sends for one exchange. */
 export interface SessionRequest {
   readonly method: string;
-  readonly params: Record<string, unknown> | undefined;
+  /** The text of the request's params, as the client wrote it (`{}` when absent); let go once the request is sent. */
+  paramsText: string | undefined;
   /** The bytes of the line that asked for it: what it costs while it waits. */
   readonly size: number;
   /** The JSON-RPC id, once sent. */
@@ -214,8 +215,11 @@ export class ServerSession<R extends SessionRequest> {
 
   private send(request: R): { cause: SessionLoss; message: string } | null {
     const id = this.nextId++;
-    const text = JSON.stringify({ jsonrpc: '2.0', id, method: request.method, params: request.params ?? {} });
+    // The params go on as written (request-line.ts); the method is one of the package's, with nothing to escape.
+    const text = `{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(request.method)},"params":${request.paramsText ?? '{}'}}`;
     if (!this.upstream!.send(text, id, request.from)) return NOT_READING;
+    // The upstream holds the text now, within its queue's bound: an exchange in flight holds no params.
+    request.paramsText = undefined;
     request.id = id;
     this.sent.set(id, request);
     return null;

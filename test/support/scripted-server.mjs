@@ -9,6 +9,7 @@
 //                  with what the proxy replied to the request
 //     cancelled    the requestIds of every notifications/cancelled received so far
 //     received     every request received so far, as [method, bytes of its line]
+//     line         the line of this request, as it came
 //     size/N       a result whose text is N bytes, written as the SDK writes it: result first, id last
 //     size-id-first/N   the same with the id first
 //     fill/N/C     a result whose text is N copies of the letter or digit C, result first, id last
@@ -95,6 +96,9 @@ lines.on('line', (line) => {
     return;
   }
   switch (uri) {
+    case 'scripted://line':
+      write(`{"jsonrpc":"2.0","id":${id},"result":{"contents":[{"uri":"scripted://line","text":${JSON.stringify(line)}}]}}`);
+      return;
     case 'scripted://received':
       write(`{"jsonrpc":"2.0","id":${id},"result":{"contents":[{"uri":"scripted://received","text":${JSON.stringify(JSON.stringify(received))}}]}}`);
       return;
