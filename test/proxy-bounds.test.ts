@@ -432,17 +432,35 @@ describe('proxy: exiting', () => {
     await proxy.line((l) => l.event === 'drain');
     proxy.child.kill('SIGTERM');
     expect(await proxy.exited).toEqual({ code: 128 + 15, signal: null });
-    // Gone, or a zombie waiting to be reaped: either way it runs no more.
-    const alive = () => {
-      try {
-        return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${server}/stat`, 'utf8'));
-      } catch {
-        return false;
-      }
-    };
-    await until(() => !alive());
+    await until(() => !runs(server));
+  }, 20_000);
+
+  it('a second signal while the drain stops such a server (nothing in flight) takes it down too', async () => {
+    const proxy = await startCli(['proxy', '--listen', '127.0.0.1:0', '--log-level', 'info', '--', process.execPath, SCRIPTED], {
+      SCRIPTED_STUBBORN: '1',
+    });
+    cleanups.push(() => proxy.kill());
+    await proxy.line((l) => l.event === 'server-ready');
+    await until(() => proxy.pids().length === 2);
+    const server = proxy.pids()[1];
+    proxy.child.kill('SIGTERM');
+    await proxy.line((l) => l.event === 'drain');
+    // Nothing is in flight: the drain stops the server at once, which ignores SIGTERM and has 2 s before its SIGKILL.
+    await sleep(300);
+    proxy.child.kill('SIGINT');
+    expect(await proxy.exited).toEqual({ code: 128 + 2, signal: null });
+    await until(() => !runs(server));
   }, 20_000);
 });
+
+/** Whether process `pid` runs: gone, or a zombie waiting to be reaped, it does not. */
+function runs(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
 
 /** A Streamable HTTP MCP server on loopback: initialize and notifications answered, every other request by `answer`. */
 async function httpServer(answer: (message: { id: number; method: string; params: Record<string, unknown> }, response: http.ServerResponse) => void) {

@@ -119,6 +119,8 @@ export class ServerSession<R extends SessionRequest> {
     badServerMessages: 0,
   };
   private upstream: Upstream | undefined;
+  /** Servers being closed (stopped or replaced), not yet gone. */
+  private readonly closing = new Set<Upstream>();
   private isReady = false;
   private stopped = false;
   private failures = 0;
@@ -359,7 +361,7 @@ export class ServerSession<R extends SessionRequest> {
     this.upstream = undefined;
     this.isReady = false;
     clearTimeout(this.stableTimer);
-    old?.close().catch(() => {});
+    if (old) this.closeUpstream(old).catch(() => {});
     this.loseSent('the server was stopped');
     this.startFailed(message, () => this.scheduleRestart());
   }
@@ -426,6 +428,19 @@ export class ServerSession<R extends SessionRequest> {
     this.upstream?.kill();
     this.upstream = undefined;
     this.isReady = false;
+    // A server still closing (one that ignores SIGTERM has 2 s before its SIGKILL) is killed too, or it would
+    // outlive the process.
+    for (const closing of this.closing) closing.kill();
+  }
+
+  /** Closes `upstream`, kept among those closing until it has: kill() kills them too. */
+  private async closeUpstream(upstream: Upstream): Promise<void> {
+    this.closing.add(upstream);
+    try {
+      await upstream.close();
+    } finally {
+      this.closing.delete(upstream);
+    }
   }
 
   /** Stops the server for good; what waits is left to the caller. */
@@ -437,6 +452,6 @@ export class ServerSession<R extends SessionRequest> {
     const old = this.upstream;
     this.upstream = undefined;
     this.isReady = false;
-    await old?.close();
+    if (old) await this.closeUpstream(old);
   }
 }
