@@ -12,6 +12,7 @@ import { CoreInstance } from '../src/backend/wasm/instance.js';
 import { backend, init, loadBackend, setDefaultBackend } from '../src/runtime/core.js';
 import { defaultBackend } from '../src/backend/default.js';
 import { jsBackend } from '../src/backend/js.js';
+import { httpStatus } from './support/haproxy.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const bin = path.join(root, 'dist/cli/main.js');
@@ -157,6 +158,21 @@ describe('the metrics endpoint', () => {
     });
     const open = await new Promise<number>((resolve, reject) => server.getConnections((err, count) => (err ? reject(err) : resolve(count))));
     expect(open).toBeLessThanOrEqual(METRICS_MAX_CONNECTIONS);
+  }, 15_000);
+
+  it(`${METRICS_MAX_CONNECTIONS} keep-alive connections that were answered, or trickle a body, do not lock a health check out`, async () => {
+    const { port } = await metricsServer(async () => '');
+    for (let k = 0; k < METRICS_MAX_CONNECTIONS; k++) {
+      const socket = net.connect(port, '127.0.0.1');
+      socket.on('error', () => {});
+      cleanup.push(() => socket.destroy());
+      // Half ask and are answered, keeping the connection; half send a POST whose body never ends.
+      const asked = new Promise<void>((resolve) => socket.once('data', () => resolve()));
+      socket.write(k % 2 === 0 ? 'GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n' : 'POST /healthz HTTP/1.1\r\nhost: x\r\ncontent-length: 1000\r\n\r\nab');
+      await asked;
+    }
+    // Each new check is answered; the connections idle longest made room.
+    for (let k = 0; k < 8; k++) expect(await httpStatus(port, '/healthz')).toBe(200);
   }, 15_000);
 });
 

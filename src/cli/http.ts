@@ -74,8 +74,9 @@ function answer(endpoints: HttpEndpoints, request: http.IncomingMessage, respons
 /**
  * Serves the port at `at`. Resolves with the server and the port it
  * listens on, or rejects with the listen error. It holds at most
- * METRICS_MAX_CONNECTIONS; past it, the oldest that has asked nothing is
- * closed, and a connection gets REQUEST_TIMEOUT_MS to ask.
+ * METRICS_MAX_CONNECTIONS; past it, the one idle longest (it has asked
+ * nothing, or was answered and kept alive) is closed, and a connection
+ * gets REQUEST_TIMEOUT_MS to ask.
  *
  * # One request at a time on a connection
  *
@@ -89,37 +90,45 @@ function answer(endpoints: HttpEndpoints, request: http.IncomingMessage, respons
  */
 export async function serveHttp(at: Endpoint, endpoints: HttpEndpoints): Promise<{ server: http.Server; port: number }> {
   const answering = new WeakSet<object>();
-  // Connections that have not sent a whole request yet, oldest first; and all of them.
-  const silent = new Set<net.Socket>();
+  // Connections not being answered (none asked yet, or answered and kept alive), longest idle first.
+  const idle = new Set<net.Socket>();
   let open = 0;
-  const server = http.createServer({ headersTimeout: REQUEST_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS }, (request, response) => {
-    const socket = request.socket;
-    silent.delete(socket);
-    if (answering.has(socket) || socket.destroyed) {
-      socket.destroy();
-      return;
-    }
-    answering.add(socket);
-    response.once('close', () => answering.delete(socket));
-    answer(endpoints, request, response);
-  });
+  const server = http.createServer(
+    // The request timeout is checked every second, not node:http's 30: a body that trickles in is cut at 5 s.
+    { headersTimeout: REQUEST_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
+    (request, response) => {
+      const socket = request.socket;
+      idle.delete(socket);
+      if (answering.has(socket) || socket.destroyed) {
+        socket.destroy();
+        return;
+      }
+      answering.add(socket);
+      response.once('close', () => {
+        answering.delete(socket);
+        if (!socket.destroyed) idle.add(socket);
+      });
+      answer(endpoints, request, response);
+    },
+  );
   server.on('connection', (socket: net.Socket) => {
-    // At the bound, the oldest connection that has asked nothing makes room: connections that say nothing cannot
-    // hold the port, and a health check that comes still gets its answer. With none to let go, the new one goes.
+    // At the bound, the connection idle longest makes room: one that has asked nothing, or kept alive after its
+    // answer (a scraper's, or a checker's asking every half second). Connections that wait cannot hold the port, and
+    // a health check that comes still gets its answer. With none to let go (all being answered), the new one goes.
     if (open >= METRICS_MAX_CONNECTIONS) {
-      const oldest = silent.values().next().value;
+      const oldest = idle.values().next().value;
       if (oldest === undefined) {
         socket.destroy();
         return;
       }
-      silent.delete(oldest);
+      idle.delete(oldest);
       oldest.destroy();
     }
     open++;
-    silent.add(socket);
+    idle.add(socket);
     socket.once('close', () => {
       open--;
-      silent.delete(socket);
+      idle.delete(socket);
     });
   });
   // An idle connection (no request yet, or none since its last answer) is closed after a while.
