@@ -223,6 +223,25 @@ describe('proxy: a stdio server that stops reading its requests', () => {
 });
 
 describe("proxy: a client's request lines", () => {
+  it('an exchange sent to the server holds no params: many objects in flight cost the proxy about nothing', async () => {
+    const { proxy, port } = await start({ server: scripted(), exchangeTimeoutMs: 60_000 });
+    const client = await connect(port);
+    // Within the server queue's 8 MiB while the server reads them.
+    const exchanges = 12;
+    // 512 KiB of small objects a line: parsed, each line's params were some 25 times its size, held until the end.
+    const objects = '{},'.repeat((512 * 1024) / 3);
+    const before = bytesInUse();
+    for (let k = 0; k < exchanges; k++) {
+      void client.finishOf(k);
+      client.socket.write(`{"channel":${k},"method":"resources/read","params":{"uri":"scripted://hang","a":[${objects}0]}}\n`);
+    }
+    await until(() => proxy.stats.inFlight === exchanges && client.socket.writableLength === 0);
+    await sleep(300);
+    const held = bytesInUse() - before;
+    // 6 MiB of lines in flight; parsed and held, they took about 130 MiB.
+    expect(held).toBeLessThan(8 * MiB);
+  });
+
   it('a line received a byte at a time costs about its own bytes, not a buffer for every byte', async () => {
     const { port } = await start({ server: scripted() });
     const sockets = await Promise.all(Array.from({ length: 50 }, () => nonReader(port)));
