@@ -7,6 +7,7 @@
 // object, sent to the server as the request's params.
 
 import { validateJsonText } from '../contract/json-text.js';
+import { isMembersFault, memberSpans, type Span } from '../contract/member-spans.js';
 import { codecForMethod, METHODS } from '../frame/endpoints.js';
 import { U32_MAX } from '../records/record.js';
 import { Status, statusName } from '../wire/status.js';
@@ -68,7 +69,7 @@ export function readRequestBytes(bytes: Uint8Array): RequestLine | LineRefusal {
       offset: fault.offset,
     };
   }
-  return readMembers(decoder.decode(bytes));
+  return readMembers(bytes);
 }
 
 /** Reads one line (its text, without the line end). */
@@ -78,23 +79,30 @@ export function readRequestLine(text: string): ExchangeRequest | LineRefusal {
   } catch (err) {
     return { refused: 'bad-json', message: (err as Error).message };
   }
-  const line = readMembers(text);
+  const line = readMembers(utf8.encode(text));
   if (isRefusal(line)) return line;
   const { channel, method, paramsText } = line;
   return paramsText === undefined ? { channel, method } : { channel, method, params: JSON.parse(paramsText) };
 }
 
-/** The line's members, from `text`, which is JSON text: the last of duplicate names, as in JSON.parse. */
-function readMembers(text: string): RequestLine | LineRefusal {
-  const spans = topLevelMembers(text);
-  if (spans === null) return { refused: 'bad-json', message: 'a request line is a JSON object' };
-  const channelText = spans.channel;
+const LINE_MEMBERS: ReadonlySet<string> = new Set(['channel', 'method', 'params']);
+const utf8 = new TextEncoder();
+
+/** The text of a member's value, or undefined when the line has none. */
+const textOf = (b: Uint8Array, span: Span | undefined) => (span === undefined ? undefined : decoder.decode(b.subarray(span.start, span.end)));
+
+/** The line's members, from `b`, which is JSON text: the last of duplicate names, as in JSON.parse. */
+function readMembers(b: Uint8Array): RequestLine | LineRefusal {
+  const spans = memberSpans(b, LINE_MEMBERS);
+  if (isMembersFault(spans)) return { refused: 'bad-json', message: 'a request line is a JSON object' };
+  const channelText = textOf(b, spans.channel);
   const named = channelText === undefined ? undefined : (JSON.parse(channelText) as unknown);
   if (typeof named !== 'number' || !Number.isInteger(named) || named < 0 || named > U32_MAX || !denotes(channelText!, named)) {
     return { refused: 'bad-channel', message: `channel must be an integer from 0 to ${U32_MAX}` };
   }
   const channel = named + 0; // -0 is 0
-  const method = spans.method === undefined ? undefined : (JSON.parse(spans.method) as unknown);
+  const methodText = textOf(b, spans.method);
+  const method = methodText === undefined ? undefined : (JSON.parse(methodText) as unknown);
   if (typeof method !== 'string' || codecForMethod(method) === undefined) {
     return {
       refused: 'unknown-method',
@@ -103,85 +111,10 @@ function readMembers(text: string): RequestLine | LineRefusal {
       ...(typeof method === 'string' ? { method } : {}),
     };
   }
-  const paramsText = spans.params;
-  if (paramsText !== undefined && paramsText.charCodeAt(0) !== OPEN_OBJECT)
+  const paramsText = textOf(b, spans.params);
+  if (paramsText !== undefined && paramsText.charCodeAt(0) !== 0x7b)
     return { refused: 'bad-params', message: 'params must be an object', channel, method };
   return paramsText === undefined ? { channel, method } : { channel, method, paramsText };
-}
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-const COMMA = 0x2c;
-const isSpace = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
-
-/** The members a line names. */
-interface MemberTexts {
-  channel?: string;
-  method?: string;
-  params?: string;
-}
-
-/**
- * The text of each top-level member a line names (the last of duplicates),
- * or null when `text` is not an object. `text` is JSON text: only the
- * structure is followed, strings skipped by searching for their closing
- * quote. A name is compared unescaped, so that `"\u0063hannel"` names the
- * channel, as it does for JSON.parse.
- */
-function topLevelMembers(text: string): MemberTexts | null {
-  let i = skipSpace(text, 0);
-  if (text.charCodeAt(i) !== OPEN_OBJECT) return null;
-  const found: MemberTexts = {};
-  i = skipSpace(text, i + 1);
-  while (text.charCodeAt(i) === QUOTE) {
-    const nameEnd = stringEnd(text, i);
-    const raw = text.slice(i, nameEnd);
-    const name = raw.includes('\\') ? (JSON.parse(raw) as string) : raw.slice(1, -1);
-    const start = skipSpace(text, skipSpace(text, nameEnd) + 1);
-    const end = valueEnd(text, start);
-    if (name === 'channel' || name === 'method' || name === 'params') found[name] = text.slice(start, end);
-    i = skipSpace(text, end);
-    if (text.charCodeAt(i) === COMMA) i = skipSpace(text, i + 1);
-  }
-  return found;
-}
-
-function skipSpace(text: string, i: number): number {
-  while (isSpace(text.charCodeAt(i))) i++;
-  return i;
-}
-
-/** The end of the string that opens at `i` (after its closing quote). */
-function stringEnd(text: string, i: number): number {
-  for (let from = i + 1; ; ) {
-    const quote = text.indexOf('"', from);
-    let slashes = 0;
-    while (text.charCodeAt(quote - 1 - slashes) === BACKSLASH) slashes++;
-    if (slashes % 2 === 0) return quote + 1;
-    from = quote + 1;
-  }
-}
-
-/** The end of the value that starts at `i`. */
-function valueEnd(text: string, i: number): number {
-  const c = text.charCodeAt(i);
-  if (c === QUOTE) return stringEnd(text, i);
-  if (c !== OPEN_OBJECT && c !== OPEN_ARRAY) {
-    let j = i;
-    while (j < text.length && !isSpace(text.charCodeAt(j)) && text.charCodeAt(j) !== COMMA && text.charCodeAt(j) !== CLOSE_OBJECT) j++;
-    return j;
-  }
-  let depth = 0;
-  for (let j = i; ; j++) {
-    const d = text.charCodeAt(j);
-    if (d === QUOTE) j = stringEnd(text, j) - 1;
-    else if (d === OPEN_OBJECT || d === OPEN_ARRAY) depth++;
-    else if ((d === CLOSE_OBJECT || d === CLOSE_ARRAY) && --depth === 0) return j + 1;
-  }
 }
 
 /** Whether a JSON number's text denotes the integer `n` exactly (7, 7.0, 0.7e1 and 70e-1 all denote 7). */
